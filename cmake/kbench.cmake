@@ -1,0 +1,194 @@
+# kbench.cmake: everything a project needs to build kbench kernel tests. Included by kbench's own
+# CMakeLists.txt (add_subdirectory), by kbench-config.cmake (find_package) and directly by projects that
+# copied include/ and cmake/ (include(path/to/cmake/kbench.cmake)).
+#
+# Platform (cache variable KBENCH_GPU_PLATFORM, chosen at configure time):
+#   amd     HIP through hipcc/clang. Architectures from GPU_TARGETS (the older AMDGPU_TARGETS is
+#           accepted), forwarded to CMAKE_HIP_ARCHITECTURES or hip::device; nothing is hard-coded.
+#   nvidia  HIP's NVIDIA platform: .hip sources compiled by nvcc as CUDA with __HIP_PLATFORM_NVIDIA__
+#           and kbench's CUDA compatibility header; architectures from CMAKE_CUDA_ARCHITECTURES.
+#   none    host-side parts only (tolerance engine, statistics, reports), for machines without HIP.
+# Default: CMAKE_HIP_PLATFORM or $HIP_PLATFORM when they say nvidia/amd, else amd.
+#
+# Targets:  kbench::host    HIP-free headers (+ fmt, CLI11)
+#           kbench::kbench  the whole library on the chosen platform
+# Function: kbench_add_kernel_test(<name> SOURCES <files> [INCLUDE_DIRECTORIES ..] [LIBRARIES ..]
+#                                  [LABELS ..] [TIMEOUT <s>])
+#           one program, two CTest tests <project>.<name>.correctness and <project>.<name>.perf.
+
+include_guard(GLOBAL)
+cmake_minimum_required(VERSION 3.24)
+
+if(NOT KBENCH_INCLUDE_DIR)
+  get_filename_component(KBENCH_INCLUDE_DIR "${CMAKE_CURRENT_LIST_DIR}/../include" ABSOLUTE)
+endif()
+if(NOT EXISTS "${KBENCH_INCLUDE_DIR}/kbench/compare.hpp")
+  message(FATAL_ERROR "kbench: no kbench/compare.hpp under KBENCH_INCLUDE_DIR=${KBENCH_INCLUDE_DIR}")
+endif()
+
+# Imported targets found here must be visible to every directory that adds kernel tests.
+set(CMAKE_FIND_PACKAGE_TARGETS_GLOBAL ON)
+
+# ---- platform ------------------------------------------------------------------------------------
+set(_kbench_default_platform amd)
+if(CMAKE_HIP_PLATFORM MATCHES "^(nvidia|nvcc)$" OR "$ENV{HIP_PLATFORM}" MATCHES "^(nvidia|nvcc)$")
+  set(_kbench_default_platform nvidia)
+endif()
+set(KBENCH_GPU_PLATFORM "${_kbench_default_platform}" CACHE STRING "GPU platform of kbench tests: amd, nvidia or none")
+set_property(CACHE KBENCH_GPU_PLATFORM PROPERTY STRINGS amd nvidia none)
+if(NOT KBENCH_GPU_PLATFORM MATCHES "^(amd|nvidia|none)$")
+  message(FATAL_ERROR "kbench: KBENCH_GPU_PLATFORM must be amd, nvidia or none, not '${KBENCH_GPU_PLATFORM}'")
+endif()
+
+# ---- host-side library ---------------------------------------------------------------------------
+find_package(fmt REQUIRED)
+find_package(CLI11 CONFIG REQUIRED)
+if(NOT TARGET kbench_host)
+  add_library(kbench_host INTERFACE)
+  add_library(kbench::host ALIAS kbench_host)
+  target_include_directories(kbench_host INTERFACE "${KBENCH_INCLUDE_DIR}")
+  target_link_libraries(kbench_host INTERFACE fmt::fmt CLI11::CLI11)
+  target_compile_features(kbench_host INTERFACE cxx_std_17)
+endif()
+
+# ---- GPU platform --------------------------------------------------------------------------------
+# The language that .hip sources are compiled as: HIP (CMake's HIP language), CUDA, or CXX (hipcc).
+set(KBENCH_GPU_LANGUAGE "")
+
+if(KBENCH_GPU_PLATFORM STREQUAL "amd")
+  # ROCm convention: GPU_TARGETS, falling back to the older AMDGPU_TARGETS, then to the GPUs present.
+  if(NOT GPU_TARGETS AND AMDGPU_TARGETS)
+    set(GPU_TARGETS "${AMDGPU_TARGETS}" CACHE STRING "AMD GPU targets to compile for" FORCE)
+  endif()
+  if(NOT GPU_TARGETS)
+    find_program(_kbench_agent_enumerator rocm_agent_enumerator)
+    if(_kbench_agent_enumerator)
+      execute_process(COMMAND ${_kbench_agent_enumerator} OUTPUT_VARIABLE _kbench_agents ERROR_QUIET)
+      string(REGEX MATCHALL "gfx[0-9a-f]+" _kbench_agents "${_kbench_agents}")
+      list(REMOVE_ITEM _kbench_agents gfx000)
+      list(REMOVE_DUPLICATES _kbench_agents)
+    endif()
+    if(NOT _kbench_agents)
+      message(FATAL_ERROR "kbench: no AMD GPU found to compile for: set GPU_TARGETS, e.g. -DGPU_TARGETS=\"gfx90a;gfx942\"")
+    endif()
+    set(GPU_TARGETS "${_kbench_agents}" CACHE STRING "AMD GPU targets to compile for" FORCE)
+  endif()
+  message(STATUS "kbench: AMD platform, GPU_TARGETS=${GPU_TARGETS}")
+
+  find_path(KBENCH_HIPRAND_INCLUDE_DIR hiprand/hiprand_kernel.h HINTS ENV ROCM_PATH PATH_SUFFIXES include
+            PATHS /opt/rocm REQUIRED)
+  if(CMAKE_HIP_COMPILER OR KBENCH_USE_HIP_LANGUAGE)
+    # ROCm 6/7 with a working enable_language(HIP).
+    enable_language(HIP)
+    set(CMAKE_HIP_ARCHITECTURES "${GPU_TARGETS}")
+    set(KBENCH_GPU_LANGUAGE HIP)
+    find_package(hip CONFIG REQUIRED)
+    set(_kbench_hip_runtime hip::host)
+  else()
+    # hipcc or a HIP-capable clang++ as the C++ compiler; hip::device adds -x hip and --offload-arch for
+    # each of GPU_TARGETS.
+    if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+      message(FATAL_ERROR "kbench: the AMD platform compiles .hip sources with the C++ compiler, which must be "
+                          "hipcc or a HIP-capable clang++ (configure with CXX=hipcc), or set CMAKE_HIP_COMPILER "
+                          "for CMake's HIP language; found ${CMAKE_CXX_COMPILER_ID} (${CMAKE_CXX_COMPILER})")
+    endif()
+    find_package(hip CONFIG REQUIRED)
+    set(KBENCH_GPU_LANGUAGE CXX)
+    set(_kbench_hip_runtime hip::device)
+  endif()
+elseif(KBENCH_GPU_PLATFORM STREQUAL "nvidia")
+  enable_language(CUDA)
+  find_package(CUDAToolkit REQUIRED)
+  set(KBENCH_GPU_LANGUAGE CUDA)
+  find_path(KBENCH_HIP_INCLUDE_DIR hip/hip_runtime.h HINTS ENV HIP_PATH ENV ROCM_PATH PATH_SUFFIXES include
+            PATHS /opt/rocm REQUIRED)
+  find_path(KBENCH_HIPRAND_INCLUDE_DIR hiprand/hiprand_kernel.h HINTS ENV HIP_PATH ENV ROCM_PATH
+            PATH_SUFFIXES include PATHS /opt/rocm REQUIRED)
+  message(STATUS "kbench: NVIDIA platform (HIP headers in ${KBENCH_HIP_INCLUDE_DIR}), "
+                 "CMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES}")
+endif()
+
+if(NOT KBENCH_GPU_PLATFORM STREQUAL "none" AND NOT TARGET kbench_kbench)
+  add_library(kbench_kbench INTERFACE)
+  add_library(kbench::kbench ALIAS kbench_kbench)
+  target_link_libraries(kbench_kbench INTERFACE kbench::host)
+  if(KBENCH_GPU_PLATFORM STREQUAL "amd")
+    target_link_libraries(kbench_kbench INTERFACE ${_kbench_hip_runtime})
+    if(NOT KBENCH_HIPRAND_INCLUDE_DIR STREQUAL "/usr/include")
+      target_include_directories(kbench_kbench SYSTEM INTERFACE "${KBENCH_HIPRAND_INCLUDE_DIR}")
+    endif()
+  else()
+    # /usr/include is the compiler's own; naming it again would break libstdc++'s #include_next.
+    foreach(_dir IN ITEMS "${KBENCH_HIP_INCLUDE_DIR}" "${KBENCH_HIPRAND_INCLUDE_DIR}")
+      if(NOT _dir STREQUAL "/usr/include")
+        target_include_directories(kbench_kbench SYSTEM INTERFACE "${_dir}")
+      endif()
+    endforeach()
+    target_compile_definitions(kbench_kbench INTERFACE __HIP_PLATFORM_NVIDIA__)
+    target_compile_options(kbench_kbench INTERFACE
+      "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-include ${KBENCH_INCLUDE_DIR}/kbench/nvidia/cuda_compat.hpp>"
+      "$<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>")
+    # The runtime API only (no libcuda at link time), so programs start on machines without a driver
+    # and report that they skipped.
+    target_link_libraries(kbench_kbench INTERFACE CUDA::cudart_static)
+  endif()
+endif()
+
+# Marks sources as GPU code of the platform (.hip files are not known to CMake's CUDA or CXX).
+function(kbench_gpu_sources)
+  if(KBENCH_GPU_PLATFORM STREQUAL "none")
+    message(FATAL_ERROR "kbench: GPU sources need KBENCH_GPU_PLATFORM amd or nvidia")
+  endif()
+  set_source_files_properties(${ARGN} PROPERTIES LANGUAGE ${KBENCH_GPU_LANGUAGE})
+endfunction()
+
+# The runner and main() of kbench programs: compiled once per project.
+function(_kbench_main_target out_var)
+  if(NOT TARGET kbench_main)
+    find_package(Catch2 REQUIRED)
+    find_package(benchmark REQUIRED)
+    set(_source "${CMAKE_BINARY_DIR}/kbench_generated/kbench_main.hip")
+    if(NOT EXISTS "${_source}")
+      file(WRITE "${_source}" "// Generated by kbench.cmake: the runner and main() of kbench programs.\n#include <kbench/main.hpp>\n")
+    endif()
+    add_library(kbench_main STATIC "${_source}")
+    kbench_gpu_sources("${_source}")
+    target_link_libraries(kbench_main PUBLIC kbench::kbench PRIVATE Catch2::Catch2 benchmark::benchmark)
+    set_target_properties(kbench_main PROPERTIES CUDA_STANDARD 17 HIP_STANDARD 17 CXX_STANDARD 17)
+  endif()
+  set(${out_var} kbench_main PARENT_SCOPE)
+endfunction()
+
+function(kbench_add_kernel_test name)
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;INCLUDE_DIRECTORIES;LIBRARIES;LABELS" ${ARGN})
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "kbench_add_kernel_test(${name}): give SOURCES")
+  endif()
+  if(KBENCH_GPU_PLATFORM STREQUAL "none")
+    message(STATUS "kbench: ${name} not built (KBENCH_GPU_PLATFORM=none)")
+    return()
+  endif()
+  _kbench_main_target(_main)
+  add_executable(${name} ${ARG_SOURCES})
+  foreach(_src IN LISTS ARG_SOURCES)
+    if(_src MATCHES "\\.(hip|cu)$")
+      kbench_gpu_sources(${_src})
+    endif()
+  endforeach()
+  target_link_libraries(${name} PRIVATE ${_main} kbench::kbench ${ARG_LIBRARIES})
+  target_include_directories(${name} PRIVATE ${ARG_INCLUDE_DIRECTORIES})
+  set_target_properties(${name} PROPERTIES CUDA_STANDARD 17 HIP_STANDARD 17 CXX_STANDARD 17)
+  if(NOT ARG_TIMEOUT)
+    set(ARG_TIMEOUT 600)
+  endif()
+  foreach(_mode correctness perf)
+    add_test(NAME ${PROJECT_NAME}.${name}.${_mode} COMMAND ${name} ${_mode})
+    set_tests_properties(${PROJECT_NAME}.${name}.${_mode} PROPERTIES
+      LABELS "${_mode};gpu;${ARG_LABELS}"
+      SKIP_RETURN_CODE 77
+      TIMEOUT ${ARG_TIMEOUT}
+      RESOURCE_GROUPS "gpus:1")
+  endforeach()
+  # Timings are not shared with other GPU work.
+  set_tests_properties(${PROJECT_NAME}.${name}.perf PROPERTIES RUN_SERIAL TRUE)
+endfunction()

@@ -1,0 +1,273 @@
+// kbench/kernel_case.hpp: the reference-vs-optimized contract. A case function declares, for one shape,
+// its inputs (drawn on the device from a seed), its outputs, a reference (the older kernel, or a host
+// implementation in double), the optimized launch, a tolerance per output and a work model. kbench
+// derives the correctness check and the benchmark from that one declaration.
+//
+//   static void rmsnorm(kbench::kernel_case& c) {
+//     const auto rows = c.dim("rows"), cols = c.dim("cols");
+//     auto x = c.input<kbench::fp16_t>("x", {rows, cols}, kbench::uniform(-2, 2));
+//     auto y = c.output<kbench::fp16_t>("y", {rows, cols});
+//     c.reference([=](hipStream_t s) { v1::rmsnorm(x, y, rows, cols, s); });
+//     c.optimized([=](hipStream_t s) { v2::rmsnorm(x, y, rows, cols, s); });
+//     c.bytes_moved(2.0 * 2 * rows * cols);
+//   }
+//   KBENCH_REGISTER(rmsnorm).shape({{"rows", 37}, {"cols", 1531}}).shape({{"rows", 16384}, {"cols", 8192}});
+//
+// Buffer handles (input_ref, output_ref) convert to device pointers only while kbench runs a launch:
+// kbench binds each handle to the memory of that run (the reference and the optimized kernel write to
+// different, freshly poisoned buffers), so capture the handles, not pointers taken from them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "distribution.hpp"
+#include "dtype.hpp"
+#include "error.hpp"
+#include "platform.hpp"
+#include "shape.hpp"
+#include "tolerance.hpp"
+
+namespace kbench {
+
+using launch_function = std::function<void(hipStream_t)>;
+using host_function = std::function<void()>;
+
+// A view of host values, valid during a host reference.
+template <class T>
+class host_span {
+ public:
+  host_span(T* data, std::size_t size) : data_(data), size_(size) {}
+  [[nodiscard]] T& operator[](std::size_t i) const { return data_[i]; }
+  [[nodiscard]] T* data() const { return data_; }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] T* begin() const { return data_; }
+  [[nodiscard]] T* end() const { return data_ + size_; }
+
+ private:
+  T* data_;
+  std::size_t size_;
+};
+
+// What one launch of the kernel moves and computes; the report turns it into GB/s, TFLOP/s, tokens/s.
+struct work_model {
+  double bytes = 0.0;
+  double flops = 0.0;
+  double tokens = 0.0;
+};
+
+namespace detail {
+
+enum class buffer_role : unsigned char { input, output };
+
+struct buffer_slot {
+  std::string name;
+  buffer_role role = buffer_role::input;
+  dtype type = dtype::f32;
+  std::size_t size = 0;
+  std::vector<std::size_t> extents;
+  distribution init;                     // inputs
+  std::optional<kbench::tolerance> tol;  // outputs: their own, else the case's
+  void* device = nullptr;                // bound while kbench runs a launch
+  double* host = nullptr;                // bound while kbench runs a host reference
+};
+
+// Inputs without a distribution: uniform in [-1, 1) for floats, [-100, 100] or [0, 100] for integers.
+template <class T>
+distribution default_distribution() {
+  if constexpr (std::is_floating_point_v<T> || !std::is_arithmetic_v<T>) {
+    return uniform(-1.0, 1.0);
+  } else if constexpr (std::is_signed_v<T>) {
+    return uniform(-100.0, 100.0);
+  } else {
+    return uniform(0.0, 100.0);
+  }
+}
+
+[[noreturn]] inline void throw_unbound(const buffer_slot& slot, const char* what) {
+  throw usage_error(std::string("buffer '") + slot.name + "' has no " + what +
+                    " here: handles convert to memory only inside the launch (or host reference) that kbench runs; "
+                    "capture the handle, not a pointer taken from it");
+}
+
+}  // namespace detail
+
+// Read-only input of element type T; converts to `const T*` inside a launch.
+template <class T>
+class input_ref {
+ public:
+  explicit input_ref(detail::buffer_slot* slot) : slot_(slot) {}
+  [[nodiscard]] const T* get() const {
+    if (!slot_->device) detail::throw_unbound(*slot_, "device memory");
+    return static_cast<const T*>(slot_->device);
+  }
+  operator const T*() const { return get(); }
+  [[nodiscard]] std::size_t size() const { return slot_->size; }
+  // The input's values as double, inside a host reference.
+  [[nodiscard]] host_span<const double> host() const {
+    if (!slot_->host) detail::throw_unbound(*slot_, "host values");
+    return {slot_->host, slot_->size};
+  }
+
+ private:
+  detail::buffer_slot* slot_;
+};
+
+// Output of element type T; converts to `T*` inside a launch. In a host reference, host() gives the
+// double values to write.
+template <class T>
+class output_ref {
+ public:
+  explicit output_ref(detail::buffer_slot* slot) : slot_(slot) {}
+  [[nodiscard]] T* get() const {
+    if (!slot_->device) detail::throw_unbound(*slot_, "device memory");
+    return static_cast<T*>(slot_->device);
+  }
+  operator T*() const { return get(); }
+  [[nodiscard]] std::size_t size() const { return slot_->size; }
+  [[nodiscard]] host_span<double> host() const {
+    if (!slot_->host) detail::throw_unbound(*slot_, "host values");
+    return {slot_->host, slot_->size};
+  }
+  [[nodiscard]] detail::buffer_slot* slot() const { return slot_; }
+
+ private:
+  detail::buffer_slot* slot_;
+};
+
+class kernel_case {
+ public:
+  kernel_case(std::string name, kbench::shape s) : name_(std::move(name)), shape_(std::move(s)) {}
+  kernel_case(const kernel_case&) = delete;
+  kernel_case& operator=(const kernel_case&) = delete;
+
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] const kbench::shape& shape() const { return shape_; }
+  [[nodiscard]] std::int64_t dim(std::string_view dimension) const { return shape_[dimension]; }
+
+  template <class T>
+  [[nodiscard]] input_ref<T> input(std::string buffer_name, std::initializer_list<std::int64_t> extents,
+                                   distribution init = detail::default_distribution<T>()) {
+    detail::buffer_slot& slot = add_slot(std::move(buffer_name), detail::buffer_role::input, dtype_v<T>, extents);
+    check_range(slot, init);
+    slot.init = init;
+    return input_ref<T>(&slot);
+  }
+
+  template <class T>
+  [[nodiscard]] output_ref<T> output(std::string buffer_name, std::initializer_list<std::int64_t> extents) {
+    return output_ref<T>(&add_slot(std::move(buffer_name), detail::buffer_role::output, dtype_v<T>, extents));
+  }
+
+  // The reference is either a device launch (an older kernel) or a host function computing in double.
+  void reference(launch_function launch) { set_once(device_reference_, std::move(launch), "reference"); }
+  void host_reference(host_function compute) { set_once(host_reference_, std::move(compute), "host_reference"); }
+  void optimized(launch_function launch) { set_once(optimized_, std::move(launch), "optimized"); }
+
+  // The tolerance of every output that has none of its own; without one, the dtype's default applies.
+  template <class Policy, class = std::enable_if_t<tol::is_policy_v<Policy>>>
+  void tolerance(const Policy& policy) {
+    case_tolerance_ = make_tolerance(policy);
+  }
+  template <class T, class Policy, class = std::enable_if_t<tol::is_policy_v<Policy>>>
+  void tolerance(const output_ref<T>& out, const Policy& policy) {
+    out.slot()->tol = make_tolerance(policy);
+  }
+
+  void bytes_moved(double bytes) { work_.bytes = checked_work(bytes, "bytes_moved"); }
+  void flops(double count) { work_.flops = checked_work(count, "flops"); }
+  void tokens(double count) { work_.tokens = checked_work(count, "tokens"); }
+
+  // For the runner.
+  [[nodiscard]] const std::vector<std::unique_ptr<detail::buffer_slot>>& buffers() const { return buffers_; }
+  [[nodiscard]] const launch_function& device_reference() const { return device_reference_; }
+  [[nodiscard]] const host_function& host_reference_function() const { return host_reference_; }
+  [[nodiscard]] const launch_function& optimized_launch() const { return optimized_; }
+  [[nodiscard]] const work_model& work() const { return work_; }
+  [[nodiscard]] kbench::tolerance tolerance_of(const detail::buffer_slot& out) const {
+    if (out.tol) return *out.tol;
+    if (case_tolerance_) return *case_tolerance_;
+    return default_tolerance(out.type);
+  }
+
+  // Throws usage_error unless the declaration is complete: outputs, one reference, an optimized launch.
+  void validate() const {
+    bool has_output = false;
+    for (const auto& b : buffers_) has_output = has_output || b->role == detail::buffer_role::output;
+    if (!has_output) fail("declares no output: there is nothing to check");
+    if (!device_reference_ && !host_reference_) fail("declares no reference: call reference() or host_reference()");
+    if (device_reference_ && host_reference_) fail("declares both a device and a host reference: keep one");
+    if (!optimized_) fail("declares no optimized launch: call optimized()");
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw usage_error("case '" + name_ + "' [" + shape_.to_string() + "] " + what);
+  }
+
+  detail::buffer_slot& add_slot(std::string buffer_name, detail::buffer_role role, dtype type,
+                                std::initializer_list<std::int64_t> extents) {
+    for (const auto& b : buffers_) {
+      if (b->name == buffer_name) fail("declares buffer '" + buffer_name + "' twice");
+    }
+    if (extents.size() == 0) fail("buffer '" + buffer_name + "' has no extents");
+    auto slot = std::make_unique<detail::buffer_slot>();
+    std::size_t size = 1;
+    for (std::int64_t e : extents) {
+      if (e <= 0) {
+        fail("buffer '" + buffer_name + "' has extent " + std::to_string(e) +
+             ": every extent must be > 0 (an empty buffer tests nothing)");
+      }
+      if (size > std::numeric_limits<std::size_t>::max() / info(type).size / static_cast<std::size_t>(e)) {
+        fail("buffer '" + buffer_name + "' is too large to address");
+      }
+      size *= static_cast<std::size_t>(e);
+      slot->extents.push_back(static_cast<std::size_t>(e));
+    }
+    slot->name = std::move(buffer_name);
+    slot->role = role;
+    slot->type = type;
+    slot->size = size;
+    buffers_.push_back(std::move(slot));
+    return *buffers_.back();
+  }
+
+  void check_range(const detail::buffer_slot& slot, const distribution& init) const {
+    if (init.shape != distribution::kind::uniform) return;
+    const double largest = slot.type == dtype::f16 ? 65504.0 : std::numeric_limits<double>::max();
+    if (std::fabs(init.a) > largest || std::fabs(init.b) > largest) {
+      fail("input '" + slot.name + "': " + init.describe() + " exceeds the range of " + std::string(info(slot.type).name));
+    }
+  }
+
+  template <class F>
+  void set_once(F& target, F value, const char* what) {
+    if (!value) fail(std::string(what) + "() was given an empty function");
+    if (target) fail(std::string("sets ") + what + "() twice");
+    target = std::move(value);
+  }
+
+  double checked_work(double value, const char* what) const {
+    if (!std::isfinite(value) || value < 0.0) fail(std::string(what) + "() must be finite and >= 0");
+    return value;
+  }
+
+  std::string name_;
+  kbench::shape shape_;
+  std::vector<std::unique_ptr<detail::buffer_slot>> buffers_;
+  launch_function device_reference_;
+  host_function host_reference_;
+  launch_function optimized_;
+  std::optional<kbench::tolerance> case_tolerance_;
+  work_model work_;
+};
+
+}  // namespace kbench

@@ -1,0 +1,122 @@
+// kbench/options.hpp: how a kbench program is told what to do. Every option has an environment variable;
+// the command line wins over the environment, which wins over the defaults. Bad values are a usage_error
+// with one line naming the option, the variable and the value. HIP-free.
+//
+//   rmsnorm_test correctness [--seed 0x1234,42] [--seed-count 3] [Catch2 options...]
+//   rmsnorm_test perf [--warmup 10] [--iterations 100] [Google Benchmark options...]
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "error.hpp"
+
+namespace kbench {
+
+enum class run_mode { correctness, perf, list };
+
+struct run_options {
+  run_mode mode = run_mode::correctness;
+  std::vector<std::uint64_t> seeds;  // pinned seeds; empty: seed_count fresh ones per run
+  int seed_count = 3;
+  int warmup = 10;                   // launches of each kernel before timing
+  int iterations = 100;              // timed launches of each kernel
+  int device = 0;
+  bool require_gpu = false;          // a missing GPU fails instead of skipping
+  std::vector<std::string> passthrough;  // for Catch2 (correctness) or Google Benchmark (perf)
+};
+
+namespace detail {
+
+inline std::uint64_t parse_seed(const std::string& text) {
+  std::size_t used = 0;
+  std::uint64_t value = 0;
+  try {
+    value = std::stoull(text, &used, 0);  // decimal, 0x hex or 0 octal
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || text.front() == '-') {
+    throw usage_error("--seed / KBENCH_SEEDS: '" + text + "' is not an unsigned integer (decimal or 0x hex)");
+  }
+  return value;
+}
+
+// The GPU CTest assigned to this test through resource groups ("id:1,slots:1"), if any.
+inline int ctest_resource_gpu(int fallback) {
+  const char* spec = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS");
+  if (!spec) return fallback;
+  const std::string s(spec);
+  const auto id = s.find("id:");
+  if (id == std::string::npos) throw usage_error("CTEST_RESOURCE_GROUP_0_GPUS='" + s + "' names no id");
+  try {
+    return std::stoi(s.substr(id + 3));
+  } catch (const std::exception&) {
+    throw usage_error("CTEST_RESOURCE_GROUP_0_GPUS='" + s + "' has no numeric id");
+  }
+}
+
+}  // namespace detail
+
+// Parses argv[1..] (argv[0] is the program). Throws usage_error on a bad value; unknown arguments are
+// passed through to the test framework of the mode.
+[[nodiscard]] inline run_options parse_options(int argc, const char* const* argv) {
+  run_options o;
+  CLI::App app{"kbench: checks an optimized kernel against its reference, then times both"};
+  app.allow_extras();
+  app.set_help_flag();  // --help goes to Catch2 / Google Benchmark too; `kbench list` shows the cases
+  std::string mode;
+  std::vector<std::string> seeds;
+  app.add_option("mode", mode, "correctness | perf | list")->required();
+  app.add_option("--seed", seeds, "pin the seeds (comma-separated, decimal or 0x hex)")
+      ->delimiter(',')
+      ->envname("KBENCH_SEEDS");
+  app.add_option("--seed-count", o.seed_count, "fresh seeds per correctness run")
+      ->envname("KBENCH_SEED_COUNT")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--warmup", o.warmup, "launches of each kernel before timing")
+      ->envname("KBENCH_WARMUP")
+      ->check(CLI::Range(0, 1000000));
+  app.add_option("--iterations", o.iterations, "timed launches of each kernel")
+      ->envname("KBENCH_ITERATIONS")
+      ->check(CLI::Range(1, 100000000));
+  app.add_option("--device", o.device, "GPU ordinal")->envname("KBENCH_DEVICE")->check(CLI::Range(0, 1023));
+  app.add_flag("--require-gpu", o.require_gpu, "fail, instead of skipping, when no GPU is usable")
+      ->envname("KBENCH_REQUIRE_GPU");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    if (what.empty()) what = e.get_name();
+    throw usage_error("bad option or environment variable: " + what);
+  }
+  if (mode == "correctness") {
+    o.mode = run_mode::correctness;
+  } else if (mode == "perf") {
+    o.mode = run_mode::perf;
+  } else if (mode == "list") {
+    o.mode = run_mode::list;
+  } else {
+    throw usage_error("unknown mode '" + mode + "': expected correctness, perf or list");
+  }
+  for (const std::string& s : seeds) o.seeds.push_back(detail::parse_seed(s));
+  if (app.count("--device") == 0) o.device = detail::ctest_resource_gpu(o.device);
+  o.passthrough = app.remaining();
+  return o;
+}
+
+// The seeds of one correctness run: the pinned ones, or `count` fresh ones from the OS.
+[[nodiscard]] inline std::vector<std::uint64_t> seeds_for_run(const run_options& o) {
+  if (!o.seeds.empty()) return o.seeds;
+  std::random_device device;
+  std::vector<std::uint64_t> fresh;
+  for (int i = 0; i < o.seed_count; ++i) fresh.push_back((std::uint64_t{device()} << 32) | device());
+  return fresh;
+}
+
+}  // namespace kbench

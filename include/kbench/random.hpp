@@ -1,0 +1,145 @@
+// kbench/random.hpp: inputs drawn on the device with hipRAND's device API (Philox4x32-10), which works on
+// both platforms (HIP's NVIDIA platform has no host hipRAND library here, and none is needed).
+//
+// Element i depends only on (seed, i): the chunk of four elements holding i uses Philox subsequence i / 4.
+// So an input is reproducible for a given seed on a given platform, whatever grid fills it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-W#warnings"  // rocRAND 5.2 warns that it knows no gfx90a inline asm
+#endif
+#include <hiprand/hiprand_kernel.h>
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
+
+#include "distribution.hpp"
+#include "hip_check.hpp"
+
+namespace kbench {
+namespace detail {
+
+// SplitMix64: decorrelates the seeds of different inputs drawn from one run seed.
+__host__ __device__ inline std::uint64_t mix_seed(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+template <class T>
+__device__ inline T sample_cast(double v) {
+  if constexpr (std::is_same_v<T, double>) {
+    return v;
+  } else if constexpr (std::is_same_v<T, float>) {
+    return static_cast<float>(v);
+  } else if constexpr (std::is_integral_v<T>) {
+    const double r = rint(v);
+    if (r <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
+    if (r >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    return static_cast<T>(r);
+  } else {
+    return from_float<T>(static_cast<float>(v));
+  }
+}
+
+struct fill_parameters {
+  distribution::kind shape;
+  double a;
+  double b;
+  std::uint64_t seed;
+};
+
+template <class T>
+__global__ void fill_kernel(T* out, std::size_t n, fill_parameters p) {
+  const std::size_t chunks = (n + 3) / 4;
+  for (std::size_t chunk = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; chunk < chunks;
+       chunk += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    double v[4];
+    if (p.shape == distribution::kind::arange) {
+      for (int k = 0; k < 4; ++k) v[k] = p.a + p.b * static_cast<double>(chunk * 4 + k);
+    } else {
+      hiprandStatePhilox4_32_10_t state;
+      hiprand_init(p.seed, chunk, 0, &state);
+      if constexpr (std::is_integral_v<T>) {
+        // Integers: uniform over [ceil(a), floor(b)], or a rounded normal.
+        if (p.shape == distribution::kind::uniform) {
+          const double low = ceil(p.a);
+          const double range = floor(p.b) - low + 1.0;
+          const uint4 r = hiprand4(&state);
+          const unsigned int words[4] = {r.x, r.y, r.z, r.w};
+          for (int k = 0; k < 4; ++k) {
+            // 32 random bits scaled to the range; ranges wider than 2^32 take extra bits from the next draw.
+            double u = static_cast<double>(words[k]) / 4294967296.0;
+            if (range > 4294967296.0) u += static_cast<double>(hiprand(&state)) / 18446744073709551616.0;
+            v[k] = low + floor(u * range);
+          }
+        } else {
+          const float4 z = hiprand_normal4(&state);
+          v[0] = p.a + p.b * z.x, v[1] = p.a + p.b * z.y, v[2] = p.a + p.b * z.z, v[3] = p.a + p.b * z.w;
+        }
+      } else if constexpr (std::is_same_v<T, double>) {
+        for (int k = 0; k < 4; k += 2) {
+          const double2 d = p.shape == distribution::kind::uniform ? hiprand_uniform2_double(&state)
+                                                                   : hiprand_normal2_double(&state);
+          if (p.shape == distribution::kind::uniform) {
+            v[k] = p.a + (p.b - p.a) * (1.0 - d.x), v[k + 1] = p.a + (p.b - p.a) * (1.0 - d.y);
+          } else {
+            v[k] = p.a + p.b * d.x, v[k + 1] = p.a + p.b * d.y;
+          }
+        }
+      } else {
+        if (p.shape == distribution::kind::uniform) {
+          const float4 u = hiprand_uniform4(&state);  // (0, 1]; 1 - u is in [0, 1)
+          const float us[4] = {u.x, u.y, u.z, u.w};
+          for (int k = 0; k < 4; ++k) v[k] = p.a + (p.b - p.a) * (1.0 - static_cast<double>(us[k]));
+        } else {
+          const float4 z = hiprand_normal4(&state);
+          v[0] = p.a + p.b * z.x, v[1] = p.a + p.b * z.y, v[2] = p.a + p.b * z.z, v[3] = p.a + p.b * z.w;
+        }
+      }
+    }
+    for (int k = 0; k < 4; ++k) {
+      if (chunk * 4 + k < n) out[chunk * 4 + k] = sample_cast<T>(v[k]);
+    }
+  }
+}
+
+template <class T>
+void launch_fill(void* out, std::size_t n, const fill_parameters& p, hipStream_t stream) {
+  constexpr unsigned int threads = 256;
+  const std::size_t chunks = (n + 3) / 4;
+  const auto blocks = static_cast<unsigned int>(std::min<std::size_t>((chunks + threads - 1) / threads, 65535));
+  hipLaunchKernelGGL(fill_kernel<T>, dim3(blocks), dim3(threads), 0, stream, static_cast<T*>(out), n, p);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+}  // namespace detail
+
+// Fills `size` elements of dtype `type` at `out` from `init`, reproducibly for (seed, stream_id).
+inline void fill_random(void* out, dtype type, std::size_t size, const distribution& init, std::uint64_t seed,
+                        std::uint64_t stream_id, hipStream_t stream) {
+  if (size == 0) return;
+  const detail::fill_parameters p{init.shape, init.a, init.b, detail::mix_seed(seed ^ detail::mix_seed(stream_id))};
+  switch (type) {
+    case dtype::f64: detail::launch_fill<double>(out, size, p, stream); break;
+    case dtype::f32: detail::launch_fill<float>(out, size, p, stream); break;
+    case dtype::f16: detail::launch_fill<fp16_t>(out, size, p, stream); break;
+    case dtype::bf16: detail::launch_fill<bf16_t>(out, size, p, stream); break;
+    case dtype::i8: detail::launch_fill<std::int8_t>(out, size, p, stream); break;
+    case dtype::u8: detail::launch_fill<std::uint8_t>(out, size, p, stream); break;
+    case dtype::i16: detail::launch_fill<std::int16_t>(out, size, p, stream); break;
+    case dtype::u16: detail::launch_fill<std::uint16_t>(out, size, p, stream); break;
+    case dtype::i32: detail::launch_fill<std::int32_t>(out, size, p, stream); break;
+    case dtype::u32: detail::launch_fill<std::uint32_t>(out, size, p, stream); break;
+    case dtype::i64: detail::launch_fill<std::int64_t>(out, size, p, stream); break;
+    case dtype::u64: detail::launch_fill<std::uint64_t>(out, size, p, stream); break;
+  }
+}
+
+}  // namespace kbench

@@ -1,0 +1,93 @@
+// kbench/report.hpp: the text kbench prints, formatted with fmt. HIP-free, so the unit tests compare it
+// with approved baselines on any machine.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "comparison.hpp"
+#include "dtype.hpp"
+#include "statistics.hpp"
+
+namespace kbench {
+
+// "fp16 [37 x 1531]"
+[[nodiscard]] inline std::string describe_array(dtype type, const std::vector<std::size_t>& extents) {
+  std::string dims;
+  for (std::size_t e : extents) dims += fmt::format("{}{}", dims.empty() ? "" : " x ", e);
+  return fmt::format("{} [{}]", info(type).name, dims);
+}
+
+namespace detail {
+
+inline std::string format_value(double v, bool never_written) {
+  if (never_written) return "<unwritten>";
+  return fmt::format("{:.6g}", v);
+}
+
+inline std::string format_error(double v) { return std::isfinite(v) ? fmt::format("{:.3e}", v) : fmt::format("{}", v); }
+
+}  // namespace detail
+
+// One comparison: a single line when it passed; on failure the reasons, every metric and a table of the
+// first mismatches.
+[[nodiscard]] inline std::string format_comparison(std::string_view output_name, const comparison& r, dtype type,
+                                                   const std::vector<std::size_t>& extents) {
+  const std::string header = fmt::format("output '{}' ({})", output_name, describe_array(type, extents));
+  const std::string metrics =
+      fmt::format("max abs error {} at {}, max rel error {} at {}, mismatches {} of {} ({}), cosine {:.6f}, "
+                  "relative L2 {}",
+                  detail::format_error(r.max_abs_error), format_index(r.max_abs_index, extents),
+                  detail::format_error(r.max_rel_error), format_index(r.max_rel_index, extents), r.mismatches,
+                  r.size, detail::percent(r.mismatches, r.size), r.cosine_similarity,
+                  detail::format_error(r.relative_l2_error));
+  if (r.passed) return fmt::format("  {}: PASS under {}\n    {}\n", header, r.applied.description, metrics);
+
+  std::string out = fmt::format("  {}: MISMATCH under {}\n", header,
+                                r.applied.description.empty() ? "(no tolerance)" : r.applied.description);
+  for (const std::string& reason : r.reasons) out += fmt::format("    - {}\n", reason);
+  if (r.size == 0) return out;
+  out += fmt::format("    {}\n", metrics);
+  if (!r.first_mismatches.empty()) {
+    out += fmt::format("    first mismatches:\n    {:>18} {:>14} {:>14} {:>11} {:>11}\n", "index", "actual", "expected",
+                       "abs error", "rel error");
+    for (const mismatch& m : r.first_mismatches) {
+      out += fmt::format("    {:>18} {:>14} {:>14} {:>11} {:>11}\n", format_index(m.index, extents),
+                         detail::format_value(m.actual, m.never_written), detail::format_value(m.expected, false),
+                         detail::format_error(m.abs_error), detail::format_error(m.rel_error));
+    }
+  }
+  return out;
+}
+
+// "612.3 us" / "1.204 ms" / "3.1 s"
+[[nodiscard]] inline std::string format_duration(double seconds) {
+  const double a = std::fabs(seconds);
+  if (a < 1e-3) return fmt::format("{:.2f} us", seconds * 1e6);
+  if (a < 1.0) return fmt::format("{:.3f} ms", seconds * 1e3);
+  return fmt::format("{:.3f} s", seconds);
+}
+
+// Throughput of `work` units per launch at `seconds` per launch, scaled to a readable unit.
+[[nodiscard]] inline std::string format_rate(double per_launch, double seconds, std::string_view unit) {
+  const double rate = per_launch / seconds;
+  if (rate >= 1e12) return fmt::format("{:.2f} T{}/s", rate / 1e12, unit);
+  if (rate >= 1e9) return fmt::format("{:.1f} G{}/s", rate / 1e9, unit);
+  if (rate >= 1e6) return fmt::format("{:.1f} M{}/s", rate / 1e6, unit);
+  return fmt::format("{:.1f} {}/s", rate, unit);
+}
+
+// "median 612.30 us (p10 610.10 us, p90 615.00 us, min .., max .., cv 0.31%, n=100)"
+[[nodiscard]] inline std::string format_stats(const sample_stats& s) {
+  return fmt::format("median {} (p10 {}, p90 {}, min {}, max {}, mean {}, stddev {}, cv {:.2f}%, n={})",
+                     format_duration(s.median), format_duration(s.p10), format_duration(s.p90),
+                     format_duration(s.min), format_duration(s.max), format_duration(s.mean),
+                     format_duration(s.stddev), 100.0 * s.coefficient_of_variation(), s.count);
+}
+
+}  // namespace kbench

@@ -1,0 +1,114 @@
+// dtype.hpp: the exact fp16/bf16 codecs, element access and the poison pattern.
+#include <kbench/dtype.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "catch.hpp"
+
+using kbench::bf16_to_double;
+using kbench::double_to_bf16;
+using kbench::double_to_fp16;
+using kbench::fp16_to_double;
+
+TEST_CASE("fp16 decodes the landmark encodings exactly", "[dtype]") {
+  CHECK(fp16_to_double(0x3C00) == 1.0);
+  CHECK(fp16_to_double(0xC000) == -2.0);
+  CHECK(fp16_to_double(0x7BFF) == 65504.0);
+  CHECK(fp16_to_double(0x0400) == std::ldexp(1.0, -14));  // smallest normal
+  CHECK(fp16_to_double(0x0001) == std::ldexp(1.0, -24));  // smallest subnormal
+  CHECK(fp16_to_double(0x03FF) == std::ldexp(1023.0, -24));
+  CHECK(fp16_to_double(0x7C00) == std::numeric_limits<double>::infinity());
+  CHECK(fp16_to_double(0xFC00) == -std::numeric_limits<double>::infinity());
+  CHECK(std::isnan(fp16_to_double(0x7E00)));
+  CHECK(std::isnan(fp16_to_double(0x7C01)));
+  CHECK(fp16_to_double(0x8000) == 0.0);
+  CHECK(std::signbit(fp16_to_double(0x8000)));
+}
+
+TEST_CASE("bf16 decodes as the top half of an fp32", "[dtype]") {
+  CHECK(bf16_to_double(0x3F80) == 1.0);
+  CHECK(bf16_to_double(0xC040) == -3.0);
+  CHECK(bf16_to_double(0x7F7F) == std::ldexp(255.0, 120));  // largest finite, 3.3895e38
+  CHECK(bf16_to_double(0x0001) == std::ldexp(1.0, -133));   // smallest subnormal
+  CHECK(bf16_to_double(0x7F80) == std::numeric_limits<double>::infinity());
+  CHECK(std::isnan(bf16_to_double(0x7FC0)));
+}
+
+TEST_CASE("every fp16 and bf16 encoding survives decode then encode", "[dtype]") {
+  int checked = 0;
+  for (std::uint32_t bits = 0; bits <= 0xFFFF; ++bits) {
+    const auto b = static_cast<std::uint16_t>(bits);
+    const double h = fp16_to_double(b);
+    if (!std::isnan(h)) {
+      REQUIRE(double_to_fp16(h) == b);
+      ++checked;
+    }
+    const double f = bf16_to_double(b);
+    if (!std::isnan(f)) REQUIRE(double_to_bf16(f) == b);
+  }
+  CHECK(checked == 65536 - 2046);  // all but the NaNs
+}
+
+TEST_CASE("encoding rounds to nearest, ties to even, once from double", "[dtype]") {
+  const double ulp1 = std::ldexp(1.0, -10);                     // fp16 spacing in [1, 2)
+  CHECK(double_to_fp16(1.0 + ulp1 / 2) == 0x3C00);              // tie: to even (1.0)
+  CHECK(double_to_fp16(1.0 + 3 * ulp1 / 2) == 0x3C02);          // tie: to even (1 + 2 ulp)
+  CHECK(double_to_fp16(1.0 + ulp1 / 2 + 1e-12) == 0x3C01);      // above the tie
+  CHECK(double_to_fp16(-(1.0 + ulp1 / 2 + 1e-12)) == 0xBC01);
+  // A value that float rounding would push onto a tie: double rounding would give 0x3C00.
+  CHECK(double_to_fp16(1.0 + ulp1 / 2 + std::ldexp(1.0, -30)) == 0x3C01);
+  CHECK(double_to_bf16(1.0 + std::ldexp(1.0, -8)) == 0x3F80);   // tie: to even
+  CHECK(double_to_bf16(1.0 + 3 * std::ldexp(1.0, -8)) == 0x3F82);
+}
+
+TEST_CASE("encoding overflows to infinity and underflows through subnormals", "[dtype]") {
+  CHECK(double_to_fp16(65519.99) == 0x7BFF);
+  CHECK(double_to_fp16(65520.0) == 0x7C00);  // the tie above the largest finite goes to infinity
+  CHECK(double_to_fp16(-1e9) == 0xFC00);
+  CHECK(double_to_fp16(std::ldexp(1.0, -25)) == 0x0000);      // tie between 0 and the smallest subnormal
+  CHECK(double_to_fp16(3 * std::ldexp(1.0, -26)) == 0x0001);
+  CHECK(double_to_fp16(std::ldexp(1023.5, -24)) == 0x0400);   // rounds up into the normals
+  CHECK(double_to_fp16(-0.0) == 0x8000);
+  CHECK(double_to_bf16(3.39e38) == 0x7F7F);
+  CHECK(double_to_bf16(3.4e38) == 0x7F80);
+  CHECK((double_to_fp16(std::nan("")) & 0x7C00) == 0x7C00);
+  CHECK((double_to_fp16(std::nan("")) & 0x03FF) != 0);
+}
+
+TEST_CASE("load and store every dtype; integers round and saturate", "[dtype]") {
+  using kbench::dtype;
+  unsigned char buffer[16] = {};
+  const dtype all[] = {dtype::f64, dtype::f32, dtype::f16, dtype::bf16, dtype::i8, dtype::u8,
+                       dtype::i16, dtype::u16, dtype::i32, dtype::u32, dtype::i64, dtype::u64};
+  for (dtype t : all) {
+    kbench::store_from_double(buffer, t, 1, 3.0);
+    CHECK(kbench::load_as_double(buffer, t, 1) == 3.0);
+  }
+  kbench::store_from_double(buffer, dtype::i8, 0, 1000.0);
+  CHECK(kbench::load_as_double(buffer, dtype::i8, 0) == 127.0);
+  kbench::store_from_double(buffer, dtype::u8, 0, -5.0);
+  CHECK(kbench::load_as_double(buffer, dtype::u8, 0) == 0.0);
+  kbench::store_from_double(buffer, dtype::i32, 0, 2.5);
+  CHECK(kbench::load_as_double(buffer, dtype::i32, 0) == 2.0);  // nearest, ties to even
+  kbench::store_from_double(buffer, dtype::i32, 0, -7.6);
+  CHECK(kbench::load_as_double(buffer, dtype::i32, 0) == -8.0);
+}
+
+TEST_CASE("the poison pattern is a NaN for floats and recognised bit for bit", "[dtype]") {
+  using kbench::dtype;
+  for (dtype t : {dtype::f64, dtype::f32, dtype::f16, dtype::bf16}) {
+    std::vector<unsigned char> bytes(kbench::info(t).size * 3);
+    const std::uint32_t word = kbench::poison_word(t);
+    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(word >> (8 * (i % 4)));
+    CHECK(std::isnan(kbench::load_as_double(bytes.data(), t, 2)));
+    CHECK(kbench::holds_poison(bytes.data(), t, 2));
+    kbench::store_from_double(bytes.data(), t, 1, std::nan(""));  // a computed NaN is not the poison
+    CHECK_FALSE(kbench::holds_poison(bytes.data(), t, 1));
+  }
+  unsigned char ints[4] = {0xA5, 0xA5, 0xA5, 0x00};
+  CHECK(kbench::holds_poison(ints, dtype::i8, 1));
+  CHECK_FALSE(kbench::holds_poison(ints, dtype::i8, 3));
+}

@@ -1,0 +1,94 @@
+// options.hpp: command line and environment, and their errors.
+#include <kbench/options.hpp>
+
+#include <cstdlib>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+
+namespace {
+
+kbench::run_options parse(std::vector<std::string> args) {
+  std::vector<const char*> argv{"kbench_program"};
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  return kbench::parse_options(static_cast<int>(argv.size()), argv.data());
+}
+
+// Sets an environment variable for the lifetime of the object.
+struct scoped_env {
+  std::string name;
+  scoped_env(const char* n, const char* value) : name(n) { ::setenv(n, value, 1); }
+  ~scoped_env() { ::unsetenv(name.c_str()); }
+};
+
+}  // namespace
+
+TEST_CASE("defaults follow the users' procedure: 10 warm-ups, 100 timed runs, 3 fresh seeds", "[options]") {
+  const kbench::run_options o = parse({"perf"});
+  CHECK(o.mode == kbench::run_mode::perf);
+  CHECK(o.warmup == 10);
+  CHECK(o.iterations == 100);
+  CHECK(o.seed_count == 3);
+  CHECK(o.seeds.empty());
+  CHECK_FALSE(o.require_gpu);
+  CHECK(o.passthrough.empty());
+}
+
+TEST_CASE("the command line wins over the environment", "[options]") {
+  scoped_env iterations("KBENCH_ITERATIONS", "250");
+  scoped_env warmup("KBENCH_WARMUP", "3");
+  scoped_env require("KBENCH_REQUIRE_GPU", "1");
+  const kbench::run_options from_env = parse({"perf"});
+  CHECK(from_env.iterations == 250);
+  CHECK(from_env.warmup == 3);
+  CHECK(from_env.require_gpu);
+  CHECK(parse({"perf", "--iterations", "40"}).iterations == 40);
+}
+
+TEST_CASE("seeds are pinned in decimal or hex; the rest passes through", "[options]") {
+  const kbench::run_options o = parse({"correctness", "--seed", "0x10,42", "-s", "--reporter", "compact"});
+  CHECK(o.seeds == std::vector<std::uint64_t>{16, 42});
+  CHECK(o.passthrough == std::vector<std::string>{"-s", "--reporter", "compact"});
+  CHECK(kbench::seeds_for_run(o) == o.seeds);
+  scoped_env seeds("KBENCH_SEEDS", "7");
+  CHECK(parse({"correctness"}).seeds == std::vector<std::uint64_t>{7});
+}
+
+TEST_CASE("fresh seeds differ from run to run", "[options]") {
+  kbench::run_options o = parse({"correctness", "--seed-count", "5"});
+  const auto a = kbench::seeds_for_run(o), b = kbench::seeds_for_run(o);
+  REQUIRE(a.size() == 5);
+  CHECK(std::set<std::uint64_t>(a.begin(), a.end()).size() == 5);
+  CHECK(a != b);
+}
+
+TEST_CASE("bad values are one-line usage errors naming the option", "[options]") {
+  using Catch::Matchers::Contains;
+  CHECK_THROWS_WITH(parse({}), Contains("mode is required"));
+  CHECK_THROWS_WITH(parse({"timing"}), Contains("unknown mode 'timing'"));
+  CHECK_THROWS_WITH(parse({"perf", "--iterations", "0"}), Contains("--iterations"));
+  CHECK_THROWS_WITH(parse({"perf", "--warmup", "ten"}), Contains("--warmup"));
+  CHECK_THROWS_WITH(parse({"correctness", "--seed", "0xZZ"}), Contains("'0xZZ' is not an unsigned integer"));
+  CHECK_THROWS_WITH(parse({"correctness", "--seed", "-1"}), Contains("'-1' is not an unsigned integer"));
+  CHECK_THROWS_WITH(parse({"correctness", "--seed-count", "0"}), Contains("--seed-count"));
+  {
+    scoped_env bad("KBENCH_ITERATIONS", "lots");
+    CHECK_THROWS_AS(parse({"perf"}), kbench::usage_error);
+  }
+  {
+    scoped_env bad("KBENCH_REQUIRE_GPU", "maybe");
+    CHECK_THROWS_AS(parse({"perf"}), kbench::usage_error);
+  }
+  {
+    scoped_env bad("CTEST_RESOURCE_GROUP_0_GPUS", "slots:1");
+    CHECK_THROWS_WITH(parse({"perf"}), Contains("names no id"));
+  }
+}
+
+TEST_CASE("CTest resource groups pick the GPU unless one is named", "[options]") {
+  scoped_env gpu("CTEST_RESOURCE_GROUP_0_GPUS", "id:3,slots:1");
+  CHECK(parse({"perf"}).device == 3);
+  CHECK(parse({"perf", "--device", "1"}).device == 1);
+}

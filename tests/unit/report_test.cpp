@@ -1,0 +1,57 @@
+// report.hpp: the text kbench prints, against approved baselines.
+#include <kbench/report.hpp>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+
+namespace tol = kbench::tol;
+using kbench::dtype;
+
+TEST_CASE("a passing comparison is one line of metrics", "[report]") {
+  const std::vector<float> e{1.0f, 2.0f, 3.0f, 4.0f}, a{1.0f, 2.0f, 3.001f, 4.0f};
+  const auto r = kbench::compare({a.data(), dtype::f32, 4, {2, 2}}, {e.data(), dtype::f32, 4, {2, 2}},
+                                 kbench::make_tolerance(tol::allclose{1e-3, 1e-5}));
+  REQUIRE(r.passed);
+  CHECK(kbench::format_comparison("y", r, dtype::f32, {2, 2}) ==
+        "  output 'y' (fp32 [2 x 2]): PASS under allclose(rtol=0.001, atol=1e-05)\n"
+        "    max abs error 9.999e-04 at (1, 0), max rel error 3.333e-04 at (1, 0), mismatches 0 of 4 (0%), "
+        "cosine 1.000000, relative L2 1.826e-04\n");
+}
+
+TEST_CASE("a failing comparison shows reasons, metrics and the first mismatches", "[report]") {
+  std::vector<float> e(6, 0.5f), a(6, 0.5f);
+  a[1] = 0.75f;
+  const std::uint32_t poison = kbench::poison_word(dtype::f32);
+  std::memcpy(&a[5], &poison, 4);
+  const auto r = kbench::compare({a.data(), dtype::f32, 6, {2, 3}}, {e.data(), dtype::f32, 6, {2, 3}},
+                                 kbench::make_tolerance(tol::allclose{1e-3, 1e-5}));
+  REQUIRE_FALSE(r.passed);
+  CHECK(kbench::format_comparison("y", r, dtype::f32, {2, 3}) ==
+        "  output 'y' (fp32 [2 x 3]): MISMATCH under allclose(rtol=0.001, atol=1e-05)\n"
+        "    - 1 of 6 elements (16.67%) were never written (first at (1, 2))\n"
+        "    - 2 of 6 elements (33.33%) mismatch, 0 allowed; worst abs error inf at (1, 2)\n"
+        "    max abs error inf at (1, 2), max rel error inf at (1, 2), mismatches 2 of 6 (33.33%), cosine 0.983870, "
+        "relative L2 2.236e-01\n"
+        "    first mismatches:\n"
+        "                 index         actual       expected   abs error   rel error\n"
+        "                (0, 1)           0.75            0.5   2.500e-01   5.000e-01\n"
+        "                (1, 2)    <unwritten>            0.5         inf         inf\n");
+}
+
+TEST_CASE("durations, rates and statistics read naturally", "[report]") {
+  CHECK(kbench::format_duration(612.345e-6) == "612.35 us");
+  CHECK(kbench::format_duration(1.2044e-3) == "1.204 ms");
+  CHECK(kbench::format_duration(2.5) == "2.500 s");
+  CHECK(kbench::format_rate(512e6, 120e-6, "B") == "4.27 TB/s");
+  CHECK(kbench::format_rate(2e9, 1.0, "FLOP") == "2.0 GFLOP/s");
+  CHECK(kbench::format_rate(5000, 1e-3, "token") == "5.0 Mtoken/s");
+  const kbench::sample_stats s = kbench::summarize({1e-3, 2e-3, 3e-3});
+  CHECK(kbench::format_stats(s) ==
+        "median 2.000 ms (p10 1.200 ms, p90 2.800 ms, min 1.000 ms, max 3.000 ms, mean 2.000 ms, stddev 1.000 ms, "
+        "cv 50.00%, n=3)");
+  CHECK(kbench::describe_array(dtype::bf16, {16384, 8192}) == "bf16 [16384 x 8192]");
+}
