@@ -52,8 +52,9 @@ if(NOT TARGET kbench_host)
 endif()
 
 # ---- GPU platform --------------------------------------------------------------------------------
-# The language that .hip sources are compiled as: HIP (CMake's HIP language), CUDA, or CXX (hipcc).
-set(KBENCH_GPU_LANGUAGE "")
+# The language that .hip sources are compiled as: HIP (CMake's HIP language), CUDA, or CXX (hipcc). In the
+# cache, so that directories above an add_subdirectory(kbench) see it too.
+set(_kbench_language "")
 
 if(KBENCH_GPU_PLATFORM STREQUAL "amd")
   # ROCm convention: GPU_TARGETS, falling back to the older AMDGPU_TARGETS, then to the GPUs present.
@@ -81,7 +82,7 @@ if(KBENCH_GPU_PLATFORM STREQUAL "amd")
     # ROCm 6/7 with a working enable_language(HIP).
     enable_language(HIP)
     set(CMAKE_HIP_ARCHITECTURES "${GPU_TARGETS}")
-    set(KBENCH_GPU_LANGUAGE HIP)
+    set(_kbench_language HIP)
     find_package(hip CONFIG REQUIRED)
     set(_kbench_hip_runtime hip::host)
   else()
@@ -93,13 +94,13 @@ if(KBENCH_GPU_PLATFORM STREQUAL "amd")
                           "for CMake's HIP language; found ${CMAKE_CXX_COMPILER_ID} (${CMAKE_CXX_COMPILER})")
     endif()
     find_package(hip CONFIG REQUIRED)
-    set(KBENCH_GPU_LANGUAGE CXX)
+    set(_kbench_language CXX)
     set(_kbench_hip_runtime hip::device)
   endif()
 elseif(KBENCH_GPU_PLATFORM STREQUAL "nvidia")
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
-  set(KBENCH_GPU_LANGUAGE CUDA)
+  set(_kbench_language CUDA)
   find_path(KBENCH_HIP_INCLUDE_DIR hip/hip_runtime.h HINTS ENV HIP_PATH ENV ROCM_PATH PATH_SUFFIXES include
             PATHS /opt/rocm REQUIRED)
   find_path(KBENCH_HIPRAND_INCLUDE_DIR hiprand/hiprand_kernel.h HINTS ENV HIP_PATH ENV ROCM_PATH
@@ -107,6 +108,8 @@ elseif(KBENCH_GPU_PLATFORM STREQUAL "nvidia")
   message(STATUS "kbench: NVIDIA platform (HIP headers in ${KBENCH_HIP_INCLUDE_DIR}), "
                  "CMAKE_CUDA_ARCHITECTURES=${CMAKE_CUDA_ARCHITECTURES}")
 endif()
+
+set(KBENCH_GPU_LANGUAGE "${_kbench_language}" CACHE INTERNAL "language of .hip sources")
 
 if(NOT KBENCH_GPU_PLATFORM STREQUAL "none" AND NOT TARGET kbench_kbench)
   add_library(kbench_kbench INTERFACE)

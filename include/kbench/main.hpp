@@ -193,7 +193,7 @@ inline void perf_benchmark(benchmark::State& state, const case_registration& reg
   }
 }
 
-inline std::string format_perf_row(const perf_row& row) {
+inline std::string format_perf_row(const perf_row& row, double copy_bytes_per_second) {
   const timing_result& t = row.timing;
   std::string out = fmt::format("{}\n  optimized  {}\n", row.name, format_stats(t.optimized));
   if (t.reference) {
@@ -203,8 +203,13 @@ inline std::string format_perf_row(const perf_row& row) {
     out += "  reference  host function (not timed)\n";
   }
   if (t.work.bytes > 0) {
-    out += fmt::format("  bandwidth  {} optimized", format_rate(t.work.bytes, t.optimized.median, "B"));
-    if (t.reference) out += fmt::format(", {} reference", format_rate(t.work.bytes, t.reference->median, "B"));
+    auto fraction = [&](double seconds) { return 100.0 * t.work.bytes / seconds / copy_bytes_per_second; };
+    out += fmt::format("  bandwidth  {} optimized ({:.1f}% of copy)", format_rate(t.work.bytes, t.optimized.median, "B"),
+                       fraction(t.optimized.median));
+    if (t.reference) {
+      out += fmt::format(", {} reference ({:.1f}% of copy)", format_rate(t.work.bytes, t.reference->median, "B"),
+                         fraction(t.reference->median));
+    }
     out += "\n";
   }
   if (t.work.flops > 0) out += fmt::format("  compute    {}\n", format_rate(t.work.flops, t.optimized.median, "FLOP"));
@@ -233,9 +238,13 @@ inline int run_perf(const char* program, run_options& options) {
   benchmark::Shutdown();
   if (!rows.empty()) {
     const gpu_info& g = gpu(options.device);
+    const copy_bandwidth copy = measure_copy_bandwidth();
     fmt::print("\nkbench perf on {} ({}, {} compute units), {} warm-up and {} timed launches each, interleaved\n",
                g.name, g.arch, g.multiprocessors, options.warmup, options.iterations);
-    for (const perf_row& row : rows) fmt::print("{}", format_perf_row(row));
+    fmt::print("device-to-device copy of {} MiB: {} (read + write), {}\n", copy.buffer_bytes >> 20,
+               format_rate(2.0 * static_cast<double>(copy.buffer_bytes), copy.seconds.median, "B"),
+               format_stats(copy.seconds));
+    for (const perf_row& row : rows) fmt::print("{}", format_perf_row(row, copy.bytes_per_second));
   }
   if (tally().failed > 0) return 1;
   if (tally().skipped > 0) {

@@ -91,6 +91,39 @@ inline const gpu_info& gpu(int device) {
   return probed;
 }
 
+// Device-to-device copy bandwidth, bytes read plus bytes written per second: the ceiling that
+// memory-bound kernels are measured against.
+struct copy_bandwidth {
+  double bytes_per_second = 0.0;
+  std::size_t buffer_bytes = 0;
+  sample_stats seconds;
+};
+
+// Copies a buffer of up to 1 GiB (a quarter of the free memory at most) 5 times untimed, then 20 times
+// timed by event pairs; the median gives the rate.
+[[nodiscard]] inline copy_bandwidth measure_copy_bandwidth() {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  KBENCH_HIP_CHECK(hipMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t bytes = std::min<std::size_t>(std::size_t{1} << 30, free_bytes / 4) / 256 * 256;
+  device_allocation source(bytes), destination(bytes);
+  KBENCH_HIP_CHECK(hipMemset(source.data(), 0x3C, bytes));
+  kbench::stream s;
+  event start, stop;
+  std::vector<double> seconds;
+  for (int i = 0; i < 25; ++i) {
+    start.record(s.get());
+    KBENCH_HIP_CHECK(hipMemcpyAsync(destination.data(), source.data(), bytes, hipMemcpyDeviceToDevice, s.get()));
+    stop.record(s.get());
+    stop.synchronize();
+    if (i >= 5) seconds.push_back(stop.seconds_since(start));
+  }
+  copy_bandwidth c;
+  c.buffer_bytes = bytes;
+  c.seconds = summarize(seconds);
+  c.bytes_per_second = 2.0 * static_cast<double>(bytes) / c.seconds.median;
+  return c;
+}
+
 struct output_result {
   std::string name;
   dtype type = dtype::f32;
@@ -452,6 +485,22 @@ class case_instance {
 };
 
 }  // namespace detail
+
+// One correctness run of a registered case at one shape, as `<program> correctness` does it: for tools
+// and tests that drive kbench from their own code.
+[[nodiscard]] inline seed_result check_case(const case_registration& registration, const kbench::shape& s,
+                                            std::uint64_t seed) {
+  detail::case_instance instance(registration, s);
+  return instance.check(seed, true);
+}
+
+// The registered case called `name`; usage_error if there is none.
+[[nodiscard]] inline const case_registration& find_case(const std::string& name) {
+  for (const case_registration& reg : registered_cases()) {
+    if (reg.name() == name) return reg;
+  }
+  throw usage_error("no case named '" + name + "' is registered");
+}
 
 // "PASS rmsnorm [rows=37 cols=1531] seed=0x..." and, for each output, its metrics or its failure report.
 [[nodiscard]] inline std::string format_seed_result(const std::string& case_name, const kbench::shape& s,

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The main job: every shipped kernel comparison (correctness, then timing) on the GPU present, with
+# kbench's reports. Without a GPU it builds for AMD and NVIDIA and says what it could not run.
+#   scripts/run.sh            reports also land in build/reports/
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+ensure_deps
+reports="$KBENCH_BUILD/reports"
+mkdir -p "$reports"
+gpu=$(detect_gpu)
+export KBENCH_REQUIRE_GPU=1  # on a GPU machine, a GPU test that cannot run is a failure
+
+run_on_gpu() {
+  local dir=$1
+  say "correctness on the $gpu GPU"
+  run_ctest "$dir" -L correctness 2>&1 | tee "$reports/correctness.log"
+  say "timing on the $gpu GPU"
+  run_ctest "$dir" -L perf --verbose 2>&1 | tee "$reports/perf.log"
+  say "reports in $reports"
+}
+
+case "$gpu" in
+  nvidia)
+    say "NVIDIA GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); building HIP's NVIDIA platform"
+    configure_and_build "$KBENCH_BUILD/nvidia-native" -DKBENCH_GPU_PLATFORM=nvidia \
+      -DCMAKE_CUDA_ARCHITECTURES="${KBENCH_CUDA_ARCHS:-native}"
+    set -o pipefail
+    run_on_gpu "$KBENCH_BUILD/nvidia-native"
+    ;;
+  amd)
+    targets=$(amd_gpu_targets)
+    say "AMD GPU: $targets"
+    CXX=hipcc configure_and_build "$KBENCH_BUILD/amd-native" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$targets"
+    set -o pipefail
+    run_on_gpu "$KBENCH_BUILD/amd-native"
+    ;;
+  none)
+    unset KBENCH_REQUIRE_GPU
+    say "no GPU here: building for AMD (gfx906;gfx90a) and NVIDIA (sm_90) to show that everything compiles"
+    CXX=hipcc configure_and_build "$KBENCH_BUILD/amd" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=gfx906;gfx90a"
+    if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
+      configure_and_build "$KBENCH_BUILD/nvidia" -DKBENCH_GPU_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=90 \
+        -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
+    else
+      echo "no nvcc: the NVIDIA build was not attempted"
+    fi
+    say "NOT RUN: no GPU on this machine, so none of these kernel comparisons ran:"
+    ctest --test-dir "$KBENCH_BUILD/amd" -N -L gpu | grep "Test *#" | sed 's/.*: /  /'
+    echo "Run scripts/run.sh on a machine with an AMD or NVIDIA GPU to check and time them."
+    ;;
+esac

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The tests: everything that can be checked on this machine, GPU or not.
+#   1. host-side unit tests (tolerance engine, statistics, reports, options) and header checks, g++
+#   2. the AMD build (hipcc, GPU_TARGETS gfx906;gfx90a): every kernel, test and example, then ctest
+#   3. the NVIDIA build (nvcc, sm_90) when nvcc is present: the same
+#   4. an out-of-tree consumer through find_package, add_subdirectory and a plain copy
+# Without a GPU the kernel tests report "skipped" with their reason; with one, they run.
+set -euo pipefail
+source "$(dirname "$0")/common.sh"
+ensure_deps
+started=$(date +%s)
+mkdir -p "$KBENCH_BUILD"
+
+say "1/4 host-side unit tests"
+configure_and_build "$KBENCH_BUILD/host" -DKBENCH_GPU_PLATFORM=none
+run_ctest "$KBENCH_BUILD/host"
+
+say "2/4 AMD build (hipcc, GPU_TARGETS=${KBENCH_AMD_TARGETS:=gfx906;gfx90a})"
+CXX=hipcc configure_and_build "$KBENCH_BUILD/amd" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$KBENCH_AMD_TARGETS"
+run_ctest "$KBENCH_BUILD/amd"
+
+if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
+  say "3/4 NVIDIA build (nvcc, CMAKE_CUDA_ARCHITECTURES=${KBENCH_CUDA_ARCHS:=90})"
+  configure_and_build "$KBENCH_BUILD/nvidia" -DKBENCH_GPU_PLATFORM=nvidia \
+    "-DCMAKE_CUDA_ARCHITECTURES=$KBENCH_CUDA_ARCHS" -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
+  run_ctest "$KBENCH_BUILD/nvidia"
+else
+  say "3/4 NVIDIA build: not run (no nvcc on this machine)"
+fi
+
+say "4/4 consumers: find_package, add_subdirectory, copy"
+"$KBENCH_ROOT/tests/consumer/run.sh" "$KBENCH_BUILD/consumer"
+
+say "all tests passed in $(( $(date +%s) - started )) s"

@@ -1,0 +1,233 @@
+// Planted bugs and cheats in rmsnorm v2, each of which kbench must catch with a reason that names it, and
+// correct-but-different variants, which must pass. Runs on a GPU (skipped without one).
+#include <kbench/runner.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+
+#if __has_include(<catch2/catch_session.hpp>)
+#include <catch2/catch_session.hpp>
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/matchers/catch_matchers_string.hpp>
+#else
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+#endif
+
+#include "rmsnorm/rmsnorm_v1.hip"
+#include "rmsnorm/rmsnorm_v2.hip"
+
+namespace {
+
+using launch_fn = void (*)(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols,
+                           hipStream_t s);
+
+constexpr float eps = 1e-6f;
+
+// ---- variants --------------------------------------------------------------------------------------
+void correct(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  rmsnorm_v2::launch<__half>(x, w, y, rows, cols, eps, s);
+}
+
+void skip_last_row(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  rmsnorm_v2::launch<__half>(x, w, y, rows - 1, cols, eps, s);
+}
+
+void write_nothing(const __half*, const __half*, __half*, std::int64_t, std::int64_t, hipStream_t) {}
+
+void write_zeros(const __half*, const __half*, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  KBENCH_HIP_CHECK(hipMemsetAsync(y, 0, static_cast<std::size_t>(rows * cols) * sizeof(__half), s));
+}
+
+__global__ void copy_kernel(const __half* x, __half* y, std::int64_t n) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) y[i] = x[i];
+}
+// Plausible garbage: the input passed through, not normalised.
+void write_input(const __half* x, const __half*, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  const std::int64_t n = rows * cols;
+  hipLaunchKernelGGL(copy_kernel, dim3(static_cast<unsigned int>((n + 255) / 256)), dim3(256), 0, s, x, y, n);
+}
+
+__global__ void poke_kernel(__half* p, std::int64_t offset) { p[offset] = __float2half(7.0f); }  // outside every input range
+void write_past_end(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  correct(x, w, y, rows, cols, s);
+  hipLaunchKernelGGL(poke_kernel, dim3(1), dim3(1), 0, s, y, rows * cols);
+}
+void write_before_start(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  correct(x, w, y, rows, cols, s);
+  hipLaunchKernelGGL(poke_kernel, dim3(1), dim3(1), 0, s, y, std::int64_t{-3});
+}
+void mutate_input(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  correct(x, w, y, rows, cols, s);
+  hipLaunchKernelGGL(poke_kernel, dim3(1), dim3(1), 0, s, const_cast<__half*>(x), rows * cols / 2);
+}
+
+// Correct on the first call of the program, then it leaves the output alone (a cache of one result).
+std::atomic<int> calls{0};
+void first_call_only(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  if (calls++ == 0) correct(x, w, y, rows, cols, s);
+}
+
+// Accumulates the sum of squares in fp16: wrong for long rows.
+__global__ void half_accumulation_kernel(const __half* x, const __half* w, __half* y, std::int64_t cols) {
+  __shared__ float total;
+  if (threadIdx.x == 0) {
+    __half sum = __float2half(0.0f);
+    for (std::int64_t j = 0; j < cols; ++j) sum = __hadd(sum, __hmul(x[blockIdx.x * cols + j], x[blockIdx.x * cols + j]));
+    total = __half2float(sum);
+  }
+  __syncthreads();
+  const float inv = rsqrtf(total / static_cast<float>(cols) + eps);
+  for (std::int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+    y[blockIdx.x * cols + j] = __float2half(__half2float(x[blockIdx.x * cols + j]) * inv * __half2float(w[j]));
+  }
+}
+void half_accumulation(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  hipLaunchKernelGGL(half_accumulation_kernel, dim3(static_cast<unsigned int>(rows)), dim3(256), 0, s, x, w, y, cols);
+}
+
+// The vector kernel on rows it cannot cover: the last cols % 8 elements of each row stay unwritten.
+void vector_path_only(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  hipLaunchKernelGGL(rmsnorm_v2::rmsnorm_vector_kernel<__half>, dim3(static_cast<unsigned int>(rows)),
+                     dim3(rmsnorm_v2::block_size), 0, s, x, w, y, cols, eps);
+}
+
+void invalid_launch(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  hipLaunchKernelGGL(rmsnorm_v1::rmsnorm_kernel, dim3(static_cast<unsigned int>(rows)), dim3(4096), 0, s, x, w, y, cols, eps);
+}
+
+// Correct but different: another summation order (each thread sums its elements backwards, one wave-level
+// reduction less) must pass the same tolerance.
+__global__ void backwards_kernel(const __half* x, const __half* w, __half* y, std::int64_t cols) {
+  const __half* row = x + blockIdx.x * cols;
+  float sum = 0.0f;
+  for (std::int64_t j = cols - 1 - threadIdx.x; j >= 0; j -= blockDim.x) sum += __half2float(row[j]) * __half2float(row[j]);
+  const float inv = rsqrtf(kernels::block_sum(sum) / static_cast<float>(cols) + eps);
+  for (std::int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+    y[blockIdx.x * cols + j] = __float2half(__half2float(row[j]) * inv * __half2float(w[j]));
+  }
+}
+void backwards(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  hipLaunchKernelGGL(backwards_kernel, dim3(static_cast<unsigned int>(rows)), dim3(128), 0, s, x, w, y, cols);
+}
+
+// ---- cases -----------------------------------------------------------------------------------------
+template <launch_fn Optimized, launch_fn Reference = correct>
+void declare(kbench::kernel_case& c) {
+  const auto rows = c.dim("rows"), cols = c.dim("cols");
+  auto x = c.input<__half>("x", {rows, cols}, kbench::uniform(-2, 2));
+  auto w = c.input<__half>("w", {cols}, kbench::uniform(0.5, 1.5));
+  auto y = c.output<__half>("y", {rows, cols});
+  c.reference([=](hipStream_t s) { Reference(x, w, y, rows, cols, s); });
+  c.optimized([=](hipStream_t s) { Optimized(x, w, y, rows, cols, s); });
+  c.tolerance(kbench::tol::ulp{1});
+}
+
+void correct_case(kbench::kernel_case& c) { declare<correct>(c); }
+void backwards_case(kbench::kernel_case& c) { declare<backwards>(c); }
+void skip_last_row_case(kbench::kernel_case& c) { declare<skip_last_row>(c); }
+void write_nothing_case(kbench::kernel_case& c) { declare<write_nothing>(c); }
+void write_zeros_case(kbench::kernel_case& c) { declare<write_zeros>(c); }
+void write_input_case(kbench::kernel_case& c) { declare<write_input>(c); }
+void write_past_end_case(kbench::kernel_case& c) { declare<write_past_end>(c); }
+void write_before_start_case(kbench::kernel_case& c) { declare<write_before_start>(c); }
+void mutate_input_case(kbench::kernel_case& c) { declare<mutate_input>(c); }
+void first_call_only_case(kbench::kernel_case& c) { declare<first_call_only>(c); }
+void half_accumulation_case(kbench::kernel_case& c) { declare<half_accumulation>(c); }
+void vector_path_only_case(kbench::kernel_case& c) { declare<vector_path_only>(c); }
+void invalid_launch_case(kbench::kernel_case& c) { declare<invalid_launch>(c); }
+void reference_skips_row_case(kbench::kernel_case& c) { declare<correct, skip_last_row>(c); }
+void all_zero_tolerance_case(kbench::kernel_case& c) {
+  declare<correct>(c);
+  c.tolerance(kbench::tol::absolute{100.0});  // wider than any output: accepts all zeros
+}
+
+const kbench::shape odd{{"rows", 37}, {"cols", 1531}};
+const kbench::shape wide{{"rows", 64}, {"cols", 8192}};
+
+kbench::seed_result check(kbench::case_function f, const kbench::shape& s, std::uint64_t seed = 0x5EED) {
+  static std::deque<kbench::case_registration> keep;  // registrations outlive the runs
+  return kbench::check_case(keep.emplace_back("mutant", f, __FILE__, __LINE__), s, seed);
+}
+
+std::string everything(const kbench::seed_result& r) {
+  return kbench::format_seed_result("mutant", {}, r);
+}
+
+// Requires a failing verdict whose report contains `reason`.
+void require_caught(kbench::case_function f, const kbench::shape& s, const std::string& reason) {
+  const kbench::seed_result r = check(f, s);
+  const std::string report = everything(r);
+  INFO(report);
+  CHECK_FALSE(r.passed());
+  CHECK(report.find(reason) != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("correct variants pass: v2 itself and another summation order", "[mutation]") {
+  for (const kbench::shape& s : {odd, wide}) {
+    const kbench::seed_result a = check(correct_case, s), b = check(backwards_case, s);
+    INFO(everything(a) << everything(b));
+    CHECK(a.passed());
+    CHECK(b.passed());
+  }
+}
+
+TEST_CASE("skipping the last row is caught as unwritten elements at the last row", "[mutation]") {
+  require_caught(skip_last_row_case, odd, "1531 of 56647 elements (2.703%) were never written (first at (36, 0))");
+  require_caught(skip_last_row_case, wide, "were never written (first at (63, 0))");
+}
+
+TEST_CASE("writing nothing is caught as every element unwritten", "[mutation]") {
+  require_caught(write_nothing_case, odd, "56647 of 56647 elements (100%) were never written");
+}
+
+TEST_CASE("writing zeros or the unnormalised input is caught as a mismatch", "[mutation]") {
+  require_caught(write_zeros_case, odd, "mismatch, 0 allowed");
+  require_caught(write_input_case, wide, "mismatch, 0 allowed");
+}
+
+TEST_CASE("writes outside the output are caught by the guard regions", "[mutation]") {
+  require_caught(write_past_end_case, odd, "the optimized kernel wrote outside output 'y': 2 bytes changed past the end (first at byte 113294");
+  require_caught(write_before_start_case, wide, "the optimized kernel wrote outside output 'y': 2 bytes changed before the start (nearest at offset -5)");
+}
+
+TEST_CASE("changing an input is caught", "[mutation]") {
+  require_caught(mutate_input_case, odd, "the optimized kernel modified input 'x'");
+}
+
+TEST_CASE("a kernel correct only on its first call is caught on the next run", "[mutation]") {
+  calls = 0;
+  CHECK(check(first_call_only_case, odd, 1).passed());
+  require_caught(first_call_only_case, odd, "were never written");
+}
+
+TEST_CASE("fp16 accumulation and a vector path without a tail are caught", "[mutation]") {
+  require_caught(half_accumulation_case, wide, "mismatch, 0 allowed");
+  require_caught(vector_path_only_case, odd, "were never written");
+}
+
+TEST_CASE("a launch that fails is an error naming the launch", "[mutation]") {
+  CHECK_THROWS_WITH(check(invalid_launch_case, odd), Catch::Matchers::Contains("the optimized launch of 'mutant' failed"));
+}
+
+TEST_CASE("a reference that leaves elements unwritten is reported", "[mutation]") {
+  require_caught(reference_skips_row_case, odd, "the reference left 1531 of 56647 elements of output 'y' unwritten");
+}
+
+TEST_CASE("a tolerance that accepts all zeros is a broken test", "[mutation]") {
+  require_caught(all_zero_tolerance_case, odd, "broken test: tolerance 'absolute(atol=100)' of output 'y' accepts an all-zero output");
+}
+
+int main(int argc, char** argv) {
+  const kbench::gpu_info& g = kbench::gpu(0);
+  if (!g.usable) {
+    const bool required = std::getenv("KBENCH_REQUIRE_GPU") && std::string(std::getenv("KBENCH_REQUIRE_GPU")) == "1";
+    std::printf("kbench: skipped the mutation suite: %s\n", g.reason.c_str());
+    return required ? 1 : 77;
+  }
+  return Catch::Session().run(argc, argv);
+}
