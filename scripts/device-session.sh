@@ -13,4 +13,12 @@ export JOBS=16
 time scripts/run.sh 2>&1 | tee "$out/run.log"
 status=${PIPESTATUS[0]}
 cp build/reports/*.log "$out/" 2>/dev/null
+# Catch2 3, where the machine has it: the same programs built against it, run once.
+v3=$(ls -d /usr/lib/*/cmake/Catch2 /usr/lib/cmake/Catch2 2>/dev/null | head -1)
+if [ -n "$v3" ] && grep -qs 'PACKAGE_VERSION "3' "$v3/Catch2ConfigVersion.cmake"; then
+  (source scripts/common.sh && ensure_deps >/dev/null &&
+   configure_and_build build/catch2-v3 -DKBENCH_GPU_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=native "-DCatch2_DIR=$v3" >/dev/null &&
+   ctest --test-dir build/catch2-v3 -L "unit|correctness" -E mutation --output-on-failure) > "$out/catch2-v3.log" 2>&1
+  echo "Catch2 3 build: exit $? (log catch2-v3.log)" | tee -a "$out/run.log"
+fi
 exit "$status"

@@ -18,7 +18,16 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+// Catch2 2.x or 3.x. The build says which (KBENCH_CATCH2_MAJOR, set by kbench.cmake); without it, the
+// headers found decide.
+#if !defined(KBENCH_CATCH2_MAJOR)
 #if __has_include(<catch2/catch_session.hpp>)
+#define KBENCH_CATCH2_MAJOR 3
+#else
+#define KBENCH_CATCH2_MAJOR 2
+#endif
+#endif
+#if KBENCH_CATCH2_MAJOR >= 3
 #include <catch2/catch_session.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/interfaces/catch_interfaces_testcase.hpp>
@@ -68,7 +77,7 @@ class correctness_test : public Catch::ITestInvoker {
 
   void invoke() const override {
     if (gpu_or_skip(options_) == nullptr) {
-#if CATCH_VERSION_MAJOR >= 3
+#if KBENCH_CATCH2_MAJOR >= 3
       SKIP("skipped: " << tally().skip_reason);
 #else
       WARN("skipped: " << tally().skip_reason);
@@ -98,7 +107,7 @@ inline void register_correctness_tests(const run_options& options) {
   for (const case_registration& reg : registered_cases()) {
     for (const kbench::shape& s : reg.shapes()) {
       auto* invoker = new correctness_test(reg, s, options);  // owned by Catch2's registry
-#if CATCH_VERSION_MAJOR >= 3
+#if KBENCH_CATCH2_MAJOR >= 3
       Catch::AutoReg(Catch::Detail::unique_ptr<Catch::ITestInvoker>(invoker),
                      Catch::SourceLineInfo(reg.file(), static_cast<std::size_t>(reg.line())), Catch::StringRef(),
                      Catch::NameAndTags{test_name(reg, s), "[kbench][correctness]"});

@@ -6,7 +6,7 @@
 #include <limits>
 #include <vector>
 
-#include "catch.hpp"
+#include "../catch.hpp"
 
 using kbench::bf16_to_double;
 using kbench::double_to_bf16;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "catch.hpp"
+#include "../catch.hpp"
 
 namespace tol = kbench::tol;
 using kbench::dtype;

@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "catch.hpp"
+#include "../catch.hpp"
 
 TEST_CASE("summary statistics of a known sample", "[statistics]") {
   const kbench::sample_stats s = kbench::summarize({10, 3, 1, 7, 2, 9, 4, 8, 6, 5});  // unsorted on purpose
