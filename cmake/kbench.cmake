@@ -43,11 +43,12 @@ endif()
 # ---- host-side library ---------------------------------------------------------------------------
 find_package(fmt REQUIRED)
 find_package(CLI11 CONFIG REQUIRED)
+find_package(Threads REQUIRED)
 if(NOT TARGET kbench_host)
   add_library(kbench_host INTERFACE)
   add_library(kbench::host ALIAS kbench_host)
   target_include_directories(kbench_host INTERFACE "${KBENCH_INCLUDE_DIR}")
-  target_link_libraries(kbench_host INTERFACE fmt::fmt CLI11::CLI11)
+  target_link_libraries(kbench_host INTERFACE fmt::fmt CLI11::CLI11 Threads::Threads)
   target_compile_features(kbench_host INTERFACE cxx_std_17)
 endif()
 

@@ -10,13 +10,18 @@ mkdir -p "$reports"
 gpu=$(detect_gpu)
 export KBENCH_REQUIRE_GPU=1  # on a GPU machine, a GPU test that cannot run is a failure
 
+# Correctness, then timing (which checks correctness again before it times anything); both always run.
 run_on_gpu() {
-  local dir=$1
+  local dir=$1 correctness=0 perf=0
   say "correctness on the $gpu GPU"
-  run_ctest "$dir" -L correctness 2>&1 | tee "$reports/correctness.log"
+  run_ctest "$dir" -L correctness --verbose > "$reports/correctness.log" 2>&1 || correctness=$?
+  grep -E "^[0-9]+: (PASS|FAIL) |^[0-9]+: +(!|-) |Test +#|tests passed|FAILED" "$reports/correctness.log" || true
   say "timing on the $gpu GPU"
-  run_ctest "$dir" -L perf --verbose 2>&1 | tee "$reports/perf.log"
-  say "reports in $reports"
+  run_ctest "$dir" -L perf --verbose > "$reports/perf.log" 2>&1 || perf=$?
+  sed -n '/kbench perf on/,/^[0-9]*: *$/p' "$reports/perf.log" | sed 's/^[0-9]*: //'
+  grep -E "Test +#|tests passed|FAIL" "$reports/perf.log" || true
+  say "full reports in $reports (correctness exit $correctness, perf exit $perf)"
+  [ "$correctness" -eq 0 ] && [ "$perf" -eq 0 ]
 }
 
 case "$gpu" in
@@ -24,14 +29,12 @@ case "$gpu" in
     say "NVIDIA GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); building HIP's NVIDIA platform"
     configure_and_build "$KBENCH_BUILD/nvidia-native" -DKBENCH_GPU_PLATFORM=nvidia \
       -DCMAKE_CUDA_ARCHITECTURES="${KBENCH_CUDA_ARCHS:-native}"
-    set -o pipefail
     run_on_gpu "$KBENCH_BUILD/nvidia-native"
     ;;
   amd)
     targets=$(amd_gpu_targets)
     say "AMD GPU: $targets"
     CXX=hipcc configure_and_build "$KBENCH_BUILD/amd-native" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$targets"
-    set -o pipefail
     run_on_gpu "$KBENCH_BUILD/amd-native"
     ;;
   none)

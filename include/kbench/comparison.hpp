@@ -8,12 +8,15 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
+#include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "dtype.hpp"
@@ -104,40 +107,227 @@ inline std::uint64_t ulp_distance(double a, double b, dtype t) noexcept {
   return ma + mb;  // opposite signs: through zero
 }
 
-template <class T>
-T read(const void* data, std::size_t i) noexcept {
-  T v;
-  std::memcpy(&v, static_cast<const unsigned char*>(data) + i * sizeof(T), sizeof(T));
+// Typed readers of the element loop: the storage word of each dtype and its value. Floats are read as
+// their bits, so the poison and ulp checks compare words, and the loop never calls a codec.
+template <class Bits, dtype T>
+struct float_reader {
+  using storage = Bits;
+  static constexpr bool is_float = true;
+  static constexpr Bits sign_bit = Bits{1} << (8 * sizeof(Bits) - 1);
+  static double value(Bits b) noexcept {
+    if constexpr (T == dtype::f64) {
+      double d;
+      std::memcpy(&d, &b, 8);
+      return d;
+    } else if constexpr (T == dtype::f32) {
+      float f;
+      std::memcpy(&f, &b, 4);
+      return f;
+    } else if constexpr (T == dtype::bf16) {
+      const std::uint32_t wide = std::uint32_t{b} << 16;
+      float f;
+      std::memcpy(&f, &wide, 4);
+      return f;
+    } else {
+      return fp16_table()[b];
+    }
+  }
+  // |ulps| between two words of this format, through zero for opposite signs (-0 == +0).
+  static std::uint64_t ulps(Bits a, Bits b) noexcept {
+    const std::uint64_t ma = a & static_cast<Bits>(~sign_bit), mb = b & static_cast<Bits>(~sign_bit);
+    const bool na = (a & sign_bit) && ma != 0, nb = (b & sign_bit) && mb != 0;
+    if (na == nb) return ma > mb ? ma - mb : mb - ma;
+    return ma + mb;
+  }
+  static const double* fp16_table() noexcept {
+    static const std::vector<double> table = [] {
+      std::vector<double> t(65536);
+      for (std::uint32_t i = 0; i < 65536; ++i) t[i] = fp16_to_double(static_cast<std::uint16_t>(i));
+      return t;
+    }();
+    return table.data();
+  }
+};
+
+template <class Int>
+struct integer_reader {
+  using storage = Int;
+  static constexpr bool is_float = false;
+  static double value(Int v) noexcept { return static_cast<double>(v); }
+};
+
+template <class R>
+typename R::storage poison_value(dtype t) noexcept {
+  const std::uint32_t word = poison_word(t);
+  const std::uint64_t wide = (std::uint64_t{word} << 32) | word;
+  typename R::storage v;
+  std::memcpy(&v, &wide, sizeof v);
   return v;
 }
 
-// Compares element i of two integer arrays of type t as integers (exact for 64-bit values too): returns
-// whether they are equal and sets diff to their distance.
-inline bool integer_pair(const void* a, const void* b, dtype t, std::size_t i, std::uint64_t& diff) noexcept {
-  auto signed_diff = [&](auto zero) {
-    using I = decltype(zero);
-    const auto x = static_cast<std::int64_t>(read<I>(a, i)), y = static_cast<std::int64_t>(read<I>(b, i));
-    diff = x > y ? static_cast<std::uint64_t>(x) - static_cast<std::uint64_t>(y)
-                 : static_cast<std::uint64_t>(y) - static_cast<std::uint64_t>(x);
-    return x == y;
-  };
-  auto unsigned_diff = [&](auto zero) {
-    using U = decltype(zero);
-    const auto x = static_cast<std::uint64_t>(read<U>(a, i)), y = static_cast<std::uint64_t>(read<U>(b, i));
-    diff = x > y ? x - y : y - x;
-    return x == y;
-  };
-  switch (t) {
-    case dtype::i8: return signed_diff(std::int8_t{});
-    case dtype::i16: return signed_diff(std::int16_t{});
-    case dtype::i32: return signed_diff(std::int32_t{});
-    case dtype::i64: return signed_diff(std::int64_t{});
-    case dtype::u8: return unsigned_diff(std::uint8_t{});
-    case dtype::u16: return unsigned_diff(std::uint16_t{});
-    case dtype::u32: return unsigned_diff(std::uint32_t{});
-    case dtype::u64: return unsigned_diff(std::uint64_t{});
-    default: return false;
+// What the element loop accumulates over a range of elements; ranges merge in index order.
+struct partial_result {
+  std::size_t mismatches = 0, never_written = 0, nonfinite_mismatches = 0, nan_in_expected = 0, nan_in_actual = 0;
+  std::size_t finite_pairs = 0;
+  std::size_t first_never_written = 0, first_nonfinite_mismatch = 0, first_nan_in_expected = 0;
+  double max_abs_error = 0.0, max_rel_error = 0.0;
+  std::size_t max_abs_index = 0, max_rel_index = 0;
+  double dot = 0.0, norm_a = 0.0, norm_e = 0.0, norm_diff = 0.0;
+  std::vector<mismatch> first_mismatches;
+
+  // Appends a later range: counts add, the first indices stay first, maxima keep the earliest index.
+  void merge(const partial_result& o, std::size_t keep) {
+    auto first = [](std::size_t mine, std::size_t count, std::size_t theirs) { return count ? mine : theirs; };
+    first_never_written = first(first_never_written, never_written, o.first_never_written);
+    first_nonfinite_mismatch = first(first_nonfinite_mismatch, nonfinite_mismatches, o.first_nonfinite_mismatch);
+    first_nan_in_expected = first(first_nan_in_expected, nan_in_expected, o.first_nan_in_expected);
+    mismatches += o.mismatches, never_written += o.never_written, nonfinite_mismatches += o.nonfinite_mismatches;
+    nan_in_expected += o.nan_in_expected, nan_in_actual += o.nan_in_actual, finite_pairs += o.finite_pairs;
+    if (!(o.max_abs_error <= max_abs_error)) max_abs_error = o.max_abs_error, max_abs_index = o.max_abs_index;
+    if (!(o.max_rel_error <= max_rel_error)) max_rel_error = o.max_rel_error, max_rel_index = o.max_rel_index;
+    dot += o.dot, norm_a += o.norm_a, norm_e += o.norm_e, norm_diff += o.norm_diff;
+    for (const mismatch& m : o.first_mismatches) {
+      if (first_mismatches.size() < keep) first_mismatches.push_back(m);
+    }
   }
+};
+
+// The element loop over [begin, end) for an output read by A and a reference read by E (A, or fp64 for
+// host references).
+template <class A, class E>
+partial_result compare_elements(const array_view& actual, const array_view& expected, const tolerance& tol,
+                                const compare_options& options, std::size_t begin, std::size_t end) {
+  using SA = typename A::storage;
+  using SE = typename E::storage;
+  constexpr bool same = std::is_same_v<A, E>;
+  const auto* pa = static_cast<const SA*>(actual.data);
+  const auto* pe = static_cast<const SE*>(expected.data);
+  const SA poison = poison_value<A>(actual.type);
+  const bool detect_poison = options.detect_poison;
+  const bool equal_nan = tol.equal_nan;
+  const element_rule* rules = tol.element_rules.data();
+  const std::size_t rule_count = tol.element_rules.size();
+  constexpr double infinity = std::numeric_limits<double>::infinity();
+  partial_result r;
+  double dot = 0.0, norm_a = 0.0, norm_e = 0.0, norm_diff = 0.0, max_abs = 0.0, max_rel = 0.0;
+  std::size_t mismatches = 0, finite_pairs = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    const SA sa = pa[i];
+    const SE se = pe[i];
+    const double a = A::value(sa), e = E::value(se);
+    bool identical;
+    std::uint64_t int_diff = 0;
+    if constexpr (!A::is_float && same) {
+      identical = sa == se;  // integers as integers: exact beyond 2^53
+      int_diff = sa > se ? static_cast<std::uint64_t>(sa) - static_cast<std::uint64_t>(se)
+                         : static_cast<std::uint64_t>(se) - static_cast<std::uint64_t>(sa);
+    } else {
+      identical = a == e;
+    }
+    bool ok = true;
+    // An element still holding the poison was never written, even where it would match (NaN vs NaN).
+    const bool poisoned = detect_poison && sa == poison && !identical;
+    if (poisoned && r.never_written++ == 0) r.first_never_written = i;
+    double abs_err, rel_err;
+    if (!std::isfinite(a) || !std::isfinite(e)) {
+      // Non-finite: a match only when identical (the same infinity) or both NaN under equal_nan.
+      const bool nan_a = std::isnan(a), nan_e = std::isnan(e);
+      if (nan_e && r.nan_in_expected++ == 0) r.first_nan_in_expected = i;
+      if (nan_a) ++r.nan_in_actual;
+      ok = identical || (nan_a && nan_e && equal_nan);
+      abs_err = rel_err = ok ? 0.0 : infinity;
+      if (!ok && r.nonfinite_mismatches++ == 0) r.first_nonfinite_mismatch = i;
+    } else {
+      abs_err = (!A::is_float && same) ? static_cast<double>(int_diff) : std::fabs(a - e);
+      rel_err = abs_err == 0.0 ? 0.0 : (e == 0.0 ? infinity : abs_err / std::fabs(e));
+      for (std::size_t k = 0; k < rule_count; ++k) {
+        const element_rule& rule = rules[k];
+        switch (rule.rule) {
+          case element_rule::kind::exact: ok = ok && identical; break;
+          case element_rule::kind::within: ok = ok && abs_err <= rule.atol + rule.rtol * std::fabs(e); break;
+          case element_rule::kind::ulp: {
+            std::uint64_t d;
+            if constexpr (A::is_float && same) {
+              d = A::ulps(sa, se);
+            } else if constexpr (A::is_float) {
+              d = ulp_distance(a, e, actual.type);  // a host reference, rounded to the output's dtype
+            } else if constexpr (same) {
+              d = int_diff;
+            } else {
+              d = static_cast<std::uint64_t>(std::ceil(abs_err));
+            }
+            ok = ok && d <= rule.max_ulps;
+            break;
+          }
+        }
+      }
+      ++finite_pairs;
+      dot += a * e;
+      norm_a += a * a;
+      norm_e += e * e;
+      norm_diff += (a - e) * (a - e);
+    }
+    // NaN compares false, so the `!(x <= max)` form lets a first infinite error register too.
+    if (!(abs_err <= max_abs)) max_abs = abs_err, r.max_abs_index = i;
+    if (!(rel_err <= max_rel)) max_rel = rel_err, r.max_rel_index = i;
+    if (!ok) {
+      if (r.first_mismatches.size() < options.mismatches_to_keep) {
+        r.first_mismatches.push_back({i, a, e, abs_err, rel_err, poisoned});
+      }
+      ++mismatches;
+    }
+  }
+  r.mismatches = mismatches;
+  r.finite_pairs = finite_pairs;
+  r.max_abs_error = max_abs, r.max_rel_error = max_rel;
+  r.dot = dot, r.norm_a = norm_a, r.norm_e = norm_e, r.norm_diff = norm_diff;
+  return r;
+}
+
+// Runs the element loop over fixed chunks of the output on every hardware thread, then merges the
+// chunks in index order: the result does not depend on the number of threads.
+template <class A>
+partial_result compare_with(const array_view& actual, const array_view& expected, const tolerance& tol,
+                            const compare_options& options) {
+  using f64_reader = float_reader<std::uint64_t, dtype::f64>;
+  auto run = [&](std::size_t begin, std::size_t end) {
+    if (expected.type == actual.type) return compare_elements<A, A>(actual, expected, tol, options, begin, end);
+    return compare_elements<A, f64_reader>(actual, expected, tol, options, begin, end);
+  };
+  constexpr std::size_t chunk = std::size_t{1} << 20;
+  const std::size_t chunks = (actual.size + chunk - 1) / chunk;
+  std::vector<partial_result> parts(chunks);
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t c; (c = next++) < chunks;) parts[c] = run(c * chunk, std::min(actual.size, (c + 1) * chunk));
+  };
+  const std::size_t helpers = std::min<std::size_t>(chunks, std::max(1u, std::thread::hardware_concurrency())) - 1;
+  std::vector<std::thread> pool;
+  for (std::size_t t = 0; t < helpers; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  partial_result total = std::move(parts.front());
+  for (std::size_t c = 1; c < chunks; ++c) total.merge(parts[c], options.mismatches_to_keep);
+  return total;
+}
+
+inline partial_result dispatch_compare(const array_view& actual, const array_view& expected, const tolerance& tol,
+                                       const compare_options& options) {
+  switch (actual.type) {
+    case dtype::f64: return compare_with<float_reader<std::uint64_t, dtype::f64>>(actual, expected, tol, options);
+    case dtype::f32: return compare_with<float_reader<std::uint32_t, dtype::f32>>(actual, expected, tol, options);
+    case dtype::f16: return compare_with<float_reader<std::uint16_t, dtype::f16>>(actual, expected, tol, options);
+    case dtype::bf16: return compare_with<float_reader<std::uint16_t, dtype::bf16>>(actual, expected, tol, options);
+    case dtype::i8: return compare_with<integer_reader<std::int8_t>>(actual, expected, tol, options);
+    case dtype::u8: return compare_with<integer_reader<std::uint8_t>>(actual, expected, tol, options);
+    case dtype::i16: return compare_with<integer_reader<std::int16_t>>(actual, expected, tol, options);
+    case dtype::u16: return compare_with<integer_reader<std::uint16_t>>(actual, expected, tol, options);
+    case dtype::i32: return compare_with<integer_reader<std::int32_t>>(actual, expected, tol, options);
+    case dtype::u32: return compare_with<integer_reader<std::uint32_t>>(actual, expected, tol, options);
+    case dtype::i64: return compare_with<integer_reader<std::int64_t>>(actual, expected, tol, options);
+    case dtype::u64: return compare_with<integer_reader<std::uint64_t>>(actual, expected, tol, options);
+  }
+  return {};
 }
 
 inline std::string percent(std::size_t part, std::size_t whole) {
@@ -193,78 +383,22 @@ inline std::string percent(std::size_t part, std::size_t whole) {
                 std::string(info(expected.type).name) + " (a reference must have the output's dtype or be fp64)");
   }
 
-  const dtype out_t = actual.type;
-  const dtype_info out_info = info(out_t);
-  const bool same_type = expected.type == out_t;
-  const bool same_integer = same_type && !out_info.is_float;
-
-  double dot = 0.0, norm_a = 0.0, norm_e = 0.0, norm_diff = 0.0;
-  for (std::size_t i = 0; i < actual.size; ++i) {
-    std::uint64_t int_diff = 0;
-    bool identical;
-    double a, e;
-    if (same_integer) {
-      identical = detail::integer_pair(actual.data, expected.data, out_t, i, int_diff);
-      a = load_as_double(actual.data, out_t, i);
-      e = load_as_double(expected.data, out_t, i);
-    } else {
-      a = load_as_double(actual.data, out_t, i);
-      e = load_as_double(expected.data, expected.type, i);
-      identical = (a == e);
-      int_diff = (!out_info.is_float && std::isfinite(e)) ? static_cast<std::uint64_t>(std::fabs(a - e)) : 0;
-    }
-    const bool nan_a = std::isnan(a), nan_e = std::isnan(e);
-    const bool poisoned = options.detect_poison && holds_poison(actual.data, out_t, i) && !identical;
-    if (nan_e && r.nan_in_expected++ == 0) r.first_nan_in_expected = i;
-    if (nan_a) ++r.nan_in_actual;
-    if (poisoned && r.never_written++ == 0) r.first_never_written = i;
-
-    bool ok;
-    double abs_err, rel_err;
-    if (nan_a || nan_e || std::isinf(a) || std::isinf(e)) {
-      // Non-finite: a match only when identical (same infinity) or both NaN under equal_nan.
-      ok = identical || (nan_a && nan_e && tol.equal_nan);
-      abs_err = ok ? 0.0 : std::numeric_limits<double>::infinity();
-      rel_err = abs_err;
-      if (!ok && r.nonfinite_mismatches++ == 0) r.first_nonfinite_mismatch = i;
-    } else {
-      abs_err = same_integer ? static_cast<double>(int_diff) : std::fabs(a - e);
-      rel_err = abs_err == 0.0 ? 0.0 : (e == 0.0 ? std::numeric_limits<double>::infinity() : abs_err / std::fabs(e));
-      ok = true;
-      for (const element_rule& rule : tol.element_rules) {
-        switch (rule.rule) {
-          case element_rule::kind::exact: ok = ok && identical; break;
-          case element_rule::kind::within: ok = ok && abs_err <= rule.atol + rule.rtol * std::fabs(e); break;
-          case element_rule::kind::ulp: {
-            const std::uint64_t d = out_info.is_float ? detail::ulp_distance(a, e, out_t)
-                                                      : (same_integer ? int_diff : static_cast<std::uint64_t>(abs_err));
-            ok = ok && d <= rule.max_ulps;
-            break;
-          }
-        }
-      }
-      ++r.finite_pairs;
-      dot += a * e;
-      norm_a += a * a;
-      norm_e += e * e;
-      norm_diff += (a - e) * (a - e);
-    }
-    // NaN compares false, so the `!(x <= max)` form lets a first infinite error register too.
-    if (!(abs_err <= r.max_abs_error)) {
-      r.max_abs_error = abs_err;
-      r.max_abs_index = i;
-    }
-    if (!(rel_err <= r.max_rel_error)) {
-      r.max_rel_error = rel_err;
-      r.max_rel_index = i;
-    }
-    if (!ok) {
-      if (r.first_mismatches.size() < options.mismatches_to_keep) {
-        r.first_mismatches.push_back({i, a, e, abs_err, rel_err, poisoned});
-      }
-      ++r.mismatches;
-    }
-  }
+  const detail::partial_result p = detail::dispatch_compare(actual, expected, tol, options);
+  r.mismatches = p.mismatches;
+  r.never_written = p.never_written;
+  r.nonfinite_mismatches = p.nonfinite_mismatches;
+  r.nan_in_expected = p.nan_in_expected;
+  r.nan_in_actual = p.nan_in_actual;
+  r.first_never_written = p.first_never_written;
+  r.first_nonfinite_mismatch = p.first_nonfinite_mismatch;
+  r.first_nan_in_expected = p.first_nan_in_expected;
+  r.max_abs_error = p.max_abs_error;
+  r.max_abs_index = p.max_abs_index;
+  r.max_rel_error = p.max_rel_error;
+  r.max_rel_index = p.max_rel_index;
+  r.finite_pairs = p.finite_pairs;
+  r.first_mismatches = p.first_mismatches;
+  const double dot = p.dot, norm_a = p.norm_a, norm_e = p.norm_e, norm_diff = p.norm_diff;
 
   // Aggregates over the finite pairs. Two zero vectors are identical (cosine 1); one zero vector
   // against a non-zero one has no direction in common (cosine 0).

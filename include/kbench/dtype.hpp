@@ -202,4 +202,25 @@ inline void store_from_double(void* data, dtype t, std::size_t i, double v) noex
   return std::memcmp(bytes, pattern, size) == 0;
 }
 
+// How many of `size` elements hold the poison pattern.
+[[nodiscard]] inline std::size_t count_poison(const void* data, dtype t, std::size_t size) noexcept {
+  auto count = [&](auto zero) {
+    using Word = decltype(zero);
+    const std::uint32_t word = poison_word(t);
+    const std::uint64_t wide = (std::uint64_t{word} << 32) | word;
+    Word poison;
+    std::memcpy(&poison, &wide, sizeof poison);
+    const auto* p = static_cast<const Word*>(data);
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < size; ++i) n += p[i] == poison;
+    return n;
+  };
+  switch (info(t).size) {
+    case 1: return count(std::uint8_t{});
+    case 2: return count(std::uint16_t{});
+    case 4: return count(std::uint32_t{});
+    default: return count(std::uint64_t{});
+  }
+}
+
 }  // namespace kbench
