@@ -6,6 +6,7 @@
 //   rmsnorm_test perf [--warmup 10] [--iterations 100] [Google Benchmark options...]
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <random>
@@ -71,11 +72,9 @@ inline int ctest_resource_gpu(int fallback) {
   app.allow_extras();
   app.set_help_flag();  // --help goes to Catch2 / Google Benchmark too; `kbench list` shows the cases
   std::string mode;
-  std::vector<std::string> seeds;
+  std::string seeds;
   app.add_option("mode", mode, "correctness | perf | list")->required();
-  app.add_option("--seed", seeds, "pin the seeds (comma-separated, decimal or 0x hex)")
-      ->delimiter(',')
-      ->envname("KBENCH_SEEDS");
+  app.add_option("--seed", seeds, "pin the seeds (comma-separated, decimal or 0x hex)")->envname("KBENCH_SEEDS");
   app.add_option("--seed-count", o.seed_count, "fresh seeds per correctness run")
       ->envname("KBENCH_SEED_COUNT")
       ->check(CLI::Range(1, 1000));
@@ -104,7 +103,11 @@ inline int ctest_resource_gpu(int fallback) {
   } else {
     throw usage_error("unknown mode '" + mode + "': expected correctness, perf or list");
   }
-  for (const std::string& s : seeds) o.seeds.push_back(detail::parse_seed(s));
+  for (std::size_t begin = 0; begin < seeds.size();) {
+    const std::size_t comma = std::min(seeds.find(',', begin), seeds.size());
+    o.seeds.push_back(detail::parse_seed(seeds.substr(begin, comma - begin)));
+    begin = comma + 1;
+  }
   if (app.count("--device") == 0) o.device = detail::ctest_resource_gpu(o.device);
   o.passthrough = app.remaining();
   return o;

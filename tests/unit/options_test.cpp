@@ -8,6 +8,8 @@
 
 #include "../catch.hpp"
 
+using kbench_test::contains;
+
 namespace {
 
 kbench::run_options parse(std::vector<std::string> args) {
@@ -52,6 +54,11 @@ TEST_CASE("seeds are pinned in decimal or hex; the rest passes through", "[optio
   CHECK(o.seeds == std::vector<std::uint64_t>{16, 42});
   CHECK(o.passthrough == std::vector<std::string>{"-s", "--reporter", "compact"});
   CHECK(kbench::seeds_for_run(o) == o.seeds);
+  // A pinned seed takes one value: a test name after it passes through.
+  const kbench::run_options named = parse({"correctness", "--seed", "1", "rmsnorm/rows=37 cols=1531"});
+  CHECK(named.seeds == std::vector<std::uint64_t>{1});
+  CHECK(named.passthrough == std::vector<std::string>{"rmsnorm/rows=37 cols=1531"});
+  CHECK_THROWS_WITH(parse({"correctness", "--seed", "1,,2"}), contains("'' is not an unsigned integer"));
   scoped_env seeds("KBENCH_SEEDS", "7");
   CHECK(parse({"correctness"}).seeds == std::vector<std::uint64_t>{7});
 }
@@ -65,7 +72,6 @@ TEST_CASE("fresh seeds differ from run to run", "[options]") {
 }
 
 TEST_CASE("bad values are one-line usage errors naming the option", "[options]") {
-  using kbench_test::contains;
   CHECK_THROWS_WITH(parse({}), contains("mode is required"));
   CHECK_THROWS_WITH(parse({"timing"}), contains("unknown mode 'timing'"));
   CHECK_THROWS_WITH(parse({"perf", "--iterations", "0"}), contains("--iterations"));
