@@ -64,12 +64,22 @@ configure_and_build() {
 run_ctest() {
   local dir=$1
   shift
-  local status=0
-  ctest --test-dir "$dir" --output-on-failure "$@" || status=$?
-  local log="$dir/Testing/Temporary/LastTest.log"
-  if [ -f "$log" ] && grep -q "kbench: skipped" "$log"; then
+  local status=0 out
+  out=$(mktemp)
+  set +e
+  ctest --test-dir "$dir" --output-on-failure "$@" 2>&1 | tee "$out"
+  status=${PIPESTATUS[0]}
+  set -e
+  local skipped
+  skipped=$(sed -n 's/^.*Test *#[0-9]*: \([^ ]*\) .*\*\*\*Skipped.*$/\1/p' "$out")
+  if [ -n "$skipped" ]; then
     echo "Skipped, with the reason each gave:"
-    awk '/^[0-9]+\/[0-9]+ Testing: /{name=$3} /^kbench: skipped/{print "  " name ": " $0}' "$log"
+    for name in $skipped; do
+      reason=$(awk -v t="$name" '$2 == "Testing:" {on = ($3 == t)} on && /^kbench: skipped/ {print; exit}' \
+               "$dir/Testing/Temporary/LastTest.log")
+      echo "  $name: ${reason:-(no reason printed)}"
+    done
   fi
+  rm -f "$out"
   return $status
 }
