@@ -95,6 +95,7 @@ inline std::uint64_t float_magnitude_bits(double v, dtype t) noexcept {
     }
     case dtype::f16: return double_to_fp16(v) & 0x7FFFu;
     case dtype::bf16: return double_to_bf16(v) & 0x7FFFu;
+    case dtype::f8e4m3: return double_to_fp8_e4m3(v) & 0x7Fu;
     default: return 0;
   }
 }
@@ -128,6 +129,8 @@ struct float_reader {
       float f;
       std::memcpy(&f, &wide, 4);
       return f;
+    } else if constexpr (T == dtype::f8e4m3) {
+      return fp8_e4m3_to_float(b);
     } else {
       return fp16_table()[b];
     }
@@ -318,6 +321,7 @@ inline partial_result dispatch_compare(const array_view& actual, const array_vie
     case dtype::f32: return compare_with<float_reader<std::uint32_t, dtype::f32>>(actual, expected, tol, options);
     case dtype::f16: return compare_with<float_reader<std::uint16_t, dtype::f16>>(actual, expected, tol, options);
     case dtype::bf16: return compare_with<float_reader<std::uint16_t, dtype::bf16>>(actual, expected, tol, options);
+    case dtype::f8e4m3: return compare_with<float_reader<std::uint8_t, dtype::f8e4m3>>(actual, expected, tol, options);
     case dtype::i8: return compare_with<integer_reader<std::int8_t>>(actual, expected, tol, options);
     case dtype::u8: return compare_with<integer_reader<std::uint8_t>>(actual, expected, tol, options);
     case dtype::i16: return compare_with<integer_reader<std::int16_t>>(actual, expected, tol, options);

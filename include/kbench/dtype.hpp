@@ -5,6 +5,7 @@
 // platform's __half and bfloat16 types onto dtype::f16 and dtype::bf16.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -12,9 +13,11 @@
 #include <string_view>
 #include <type_traits>
 
+#include "fp8.hpp"
+
 namespace kbench {
 
-enum class dtype : std::uint8_t { f64, f32, f16, bf16, i8, u8, i16, u16, i32, u32, i64, u64 };
+enum class dtype : std::uint8_t { f64, f32, f16, bf16, f8e4m3, i8, u8, i16, u16, i32, u32, i64, u64 };
 
 struct dtype_info {
   std::string_view name;
@@ -31,6 +34,7 @@ struct dtype_info {
     case dtype::f32: return {"fp32", 4, true, true, 23, 8};
     case dtype::f16: return {"fp16", 2, true, true, 10, 5};
     case dtype::bf16: return {"bf16", 2, true, true, 7, 8};
+    case dtype::f8e4m3: return {"fp8_e4m3", 1, true, true, 3, 4};
     case dtype::i8: return {"int8", 1, false, true, 0, 0};
     case dtype::u8: return {"uint8", 1, false, false, 0, 0};
     case dtype::i16: return {"int16", 2, false, true, 0, 0};
@@ -49,6 +53,7 @@ struct dtype_of;  // no dtype: the element type is not supported
 
 template <> struct dtype_of<double> { static constexpr dtype value = dtype::f64; };
 template <> struct dtype_of<float> { static constexpr dtype value = dtype::f32; };
+template <> struct dtype_of<fp8_e4m3> { static constexpr dtype value = dtype::f8e4m3; };
 template <> struct dtype_of<std::int8_t> { static constexpr dtype value = dtype::i8; };
 template <> struct dtype_of<std::uint8_t> { static constexpr dtype value = dtype::u8; };
 template <> struct dtype_of<std::int16_t> { static constexpr dtype value = dtype::i16; };
@@ -124,6 +129,24 @@ namespace detail {
   return static_cast<std::uint16_t>(detail::encode_binary(x, 7, 8));
 }
 
+// fp8 E4M3 (see fp8.hpp) from double: nearest, ties to even, saturating to +-448; NaN stays NaN (0x7F).
+// Rounds once, from double.
+[[nodiscard]] inline std::uint8_t double_to_fp8_e4m3(double x) noexcept {
+  if (std::isnan(x)) return 0x7F;
+  const std::uint8_t sign = std::signbit(x) ? 0x80 : 0x00;
+  const double a = std::fabs(x);
+  if (a >= 448.0) return sign | 0x7E;
+  if (a == 0.0) return sign;
+  int e2 = 0;
+  std::frexp(a, &e2);
+  const int e = std::max(e2 - 1, -6);                        // a in [2^e, 2^(e+1)), subnormals share 2^-6
+  const double q = std::nearbyint(std::ldexp(a, 3 - e));     // quanta of 2^(e-3)
+  const int field = q < 8.0 ? static_cast<int>(q) : ((e + 7) << 3) + static_cast<int>(q) - 8;
+  return sign | static_cast<std::uint8_t>(std::min(field, 0x7E));
+}
+
+[[nodiscard]] inline double fp8_e4m3_to_double(std::uint8_t bits) noexcept { return fp8_e4m3_to_float(bits); }
+
 // Element i of an array of dtype t, as double (exact for all floats; integers beyond 2^53 round).
 [[nodiscard]] inline double load_as_double(const void* data, dtype t, std::size_t i) noexcept {
   const auto* bytes = static_cast<const unsigned char*>(data) + i * info(t).size;
@@ -137,6 +160,7 @@ namespace detail {
     case dtype::f32: return read(float{});
     case dtype::f16: return fp16_to_double(read(std::uint16_t{}));
     case dtype::bf16: return bf16_to_double(read(std::uint16_t{}));
+    case dtype::f8e4m3: return fp8_e4m3_to_double(read(std::uint8_t{}));
     case dtype::i8: return read(std::int8_t{});
     case dtype::u8: return read(std::uint8_t{});
     case dtype::i16: return read(std::int16_t{});
@@ -166,6 +190,7 @@ inline void store_from_double(void* data, dtype t, std::size_t i, double v) noex
     case dtype::f32: write(static_cast<float>(v)); break;
     case dtype::f16: write(double_to_fp16(v)); break;
     case dtype::bf16: write(double_to_bf16(v)); break;
+    case dtype::f8e4m3: write(double_to_fp8_e4m3(v)); break;
     case dtype::i8: write(to_int(std::int8_t{})); break;
     case dtype::u8: write(to_int(std::uint8_t{})); break;
     case dtype::i16: write(to_int(std::int16_t{})); break;
@@ -187,6 +212,7 @@ inline void store_from_double(void* data, dtype t, std::size_t i, double v) noex
     case dtype::f32: return 0x7FBADBADu;
     case dtype::f16: return 0x7D5B7D5Bu;
     case dtype::bf16: return 0x7FAD7FADu;
+    case dtype::f8e4m3: return 0x7F7F7F7Fu;  // the format's only NaN: a computed NaN reads as unwritten too
     default: return 0xA5A5A5A5u;
   }
 }

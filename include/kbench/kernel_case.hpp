@@ -66,7 +66,7 @@ struct work_model {
 
 namespace detail {
 
-enum class buffer_role : unsigned char { input, output };
+enum class buffer_role : unsigned char { input, output, inout };
 
 struct buffer_slot {
   std::string name;
@@ -122,7 +122,8 @@ class input_ref {
 };
 
 // Output of element type T; converts to `T*` inside a launch. In a host reference, host() gives the
-// double values to write.
+// double values to write. An in-place buffer (kernel_case::inout) is an output_ref too: it starts each run
+// with the same drawn values, and in a host reference host() holds them until overwritten.
 template <class T>
 class output_ref {
  public:
@@ -167,6 +168,17 @@ class kernel_case {
     return output_ref<T>(&add_slot(std::move(buffer_name), detail::buffer_role::output, dtype_v<T>, extents));
   }
 
+  // A buffer the kernels update in place: drawn like an input, compared like an output. Every run
+  // (reference or optimized, checked or timed) starts from the same drawn values.
+  template <class T>
+  [[nodiscard]] output_ref<T> inout(std::string buffer_name, std::initializer_list<std::int64_t> extents,
+                                    distribution init = detail::default_distribution<T>()) {
+    detail::buffer_slot& slot = add_slot(std::move(buffer_name), detail::buffer_role::inout, dtype_v<T>, extents);
+    check_range(slot, init);
+    slot.init = init;
+    return output_ref<T>(&slot);
+  }
+
   // The reference is either a device launch (an older kernel) or a host function computing in double.
   void reference(launch_function launch) { set_once(device_reference_, std::move(launch), "reference"); }
   void host_reference(host_function compute) { set_once(host_reference_, std::move(compute), "host_reference"); }
@@ -201,7 +213,7 @@ class kernel_case {
   // Throws usage_error unless the declaration is complete: outputs, one reference, an optimized launch.
   void validate() const {
     bool has_output = false;
-    for (const auto& b : buffers_) has_output = has_output || b->role == detail::buffer_role::output;
+    for (const auto& b : buffers_) has_output = has_output || b->role != detail::buffer_role::input;
     if (!has_output) fail("declares no output: there is nothing to check");
     if (!device_reference_ && !host_reference_) fail("declares no reference: call reference() or host_reference()");
     if (device_reference_ && host_reference_) fail("declares both a device and a host reference: keep one");
@@ -242,7 +254,9 @@ class kernel_case {
 
   void check_range(const detail::buffer_slot& slot, const distribution& init) const {
     if (init.shape != distribution::kind::uniform) return;
-    const double largest = slot.type == dtype::f16 ? 65504.0 : std::numeric_limits<double>::max();
+    const double largest = slot.type == dtype::f16      ? 65504.0
+                           : slot.type == dtype::f8e4m3 ? 448.0
+                                                        : std::numeric_limits<double>::max();
     if (std::fabs(init.a) > largest || std::fabs(init.b) > largest) {
       fail("input '" + slot.name + "': " + init.describe() + " exceeds the range of " + std::string(info(slot.type).name));
     }

@@ -28,7 +28,7 @@
 
 namespace kbench {
 
-// 16-bit float element types of the platform.
+// 16-bit float element types of the platform (fp8_e4m3, emulated, is in fp8.hpp).
 using fp16_t = __half;
 #if defined(KBENCH_PLATFORM_NVIDIA)
 using bf16_t = __nv_bfloat16;
@@ -56,6 +56,7 @@ __host__ __device__ inline float to_float(bf16_t x) {
 template <class T> __host__ __device__ inline T from_float(float x);
 template <> __host__ __device__ inline float from_float<float>(float x) { return x; }
 template <> __host__ __device__ inline fp16_t from_float<fp16_t>(float x) { return __float2half(x); }
+template <> __host__ __device__ inline fp8_e4m3 from_float<fp8_e4m3>(float x) { return fp8_e4m3{float_to_fp8_e4m3(x)}; }
 template <> __host__ __device__ inline bf16_t from_float<bf16_t>(float x) {
 #if defined(KBENCH_PLATFORM_NVIDIA) || defined(KBENCH_AMD_HAS_HIP_BF16)
   return __float2bfloat16(x);

@@ -38,6 +38,8 @@ __device__ inline T sample_cast(double v) {
     return v;
   } else if constexpr (std::is_same_v<T, float>) {
     return static_cast<float>(v);
+  } else if constexpr (std::is_same_v<T, fp8_e4m3>) {
+    return fp8_e4m3{float_to_fp8_e4m3(static_cast<float>(v))};
   } else if constexpr (std::is_integral_v<T>) {
     const double r = rint(v);
     if (r <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
@@ -131,6 +133,7 @@ inline void fill_random(void* out, dtype type, std::size_t size, const distribut
     case dtype::f32: detail::launch_fill<float>(out, size, p, stream); break;
     case dtype::f16: detail::launch_fill<fp16_t>(out, size, p, stream); break;
     case dtype::bf16: detail::launch_fill<bf16_t>(out, size, p, stream); break;
+    case dtype::f8e4m3: detail::launch_fill<fp8_e4m3>(out, size, p, stream); break;
     case dtype::i8: detail::launch_fill<std::int8_t>(out, size, p, stream); break;
     case dtype::u8: detail::launch_fill<std::uint8_t>(out, size, p, stream); break;
     case dtype::i16: detail::launch_fill<std::int16_t>(out, size, p, stream); break;

@@ -207,12 +207,15 @@ class case_instance {
   case_instance(const case_registration& registration, const kbench::shape& s) : case_(registration.name(), s) {
     registration.function()(case_);
     case_.validate();
-    for (const auto& slot : case_.buffers()) {
+    const auto& buffers = case_.buffers();
+    for (std::size_t id = 0; id < buffers.size(); ++id) {
+      buffer_slot* slot = buffers[id].get();
       const std::size_t bytes = slot->size * info(slot->type).size;
       if (slot->role == buffer_role::input) {
-        inputs_.push_back({slot.get(), checked_input(bytes)});
+        inputs_.push_back({slot, checked_input(bytes), id});
       } else {
-        outputs_.push_back({slot.get(), guarded_output(bytes), guarded_output(bytes), {}, {}});
+        outputs_.push_back({slot, guarded_output(bytes), guarded_output(bytes), {}, {},
+                            device_allocation(slot->role == buffer_role::inout ? bytes : 0), id});
       }
     }
   }
@@ -245,6 +248,8 @@ class case_instance {
   // Launches each kernel `count` times, untimed, and waits: clocks ramp up, caches and code load.
   void warm_up(int count) {
     for (int i = 0; i < count; ++i) {
+      restore_in_place(side::reference);
+      restore_in_place(side::optimized);
       if (has_device_reference()) launch_bound(case_.device_reference(), side::reference);
       launch_bound(case_.optimized_launch(), side::optimized);
     }
@@ -260,6 +265,8 @@ class case_instance {
   };
   [[nodiscard]] sample_pair sample() {
     const bool with_reference = has_device_reference();
+    restore_in_place(side::reference);
+    restore_in_place(side::optimized);
     start_.record(stream_.get());
     if (with_reference) launch_bound(case_.device_reference(), side::reference);
     middle_.record(stream_.get());
@@ -291,6 +298,7 @@ class case_instance {
   struct input_memory {
     buffer_slot* slot;
     checked_input memory;
+    std::size_t stream_id;  // the random stream of this buffer: its position in the declaration
   };
   enum class side { reference, optimized };
   struct output_memory {
@@ -299,16 +307,31 @@ class case_instance {
     guarded_output optimized;
     host_array expected;
     host_array actual;
+    device_allocation initial;  // in-place buffers: the drawn values every run starts from
+    std::size_t stream_id;
     guarded_output& memory(side target) { return target == side::optimized ? optimized : reference; }
+    [[nodiscard]] bool in_place() const { return slot->role == buffer_role::inout; }
   };
 
   void draw_inputs(std::uint64_t seed) {
-    for (std::size_t i = 0; i < inputs_.size(); ++i) {
-      const buffer_slot& slot = *inputs_[i].slot;
-      fill_random(inputs_[i].memory.data(), slot.type, slot.size, slot.init, seed, i, stream_.get());
-      inputs_[i].memory.snapshot(stream_.get());
+    for (input_memory& in : inputs_) {
+      fill_random(in.memory.data(), in.slot->type, in.slot->size, in.slot->init, seed, in.stream_id, stream_.get());
+      in.memory.snapshot(stream_.get());
+    }
+    for (output_memory& out : outputs_) {
+      if (!out.in_place()) continue;
+      fill_random(out.initial.data(), out.slot->type, out.slot->size, out.slot->init, seed, out.stream_id, stream_.get());
     }
     stream_.synchronize();
+  }
+
+  // In-place buffers get their drawn values back (outside any timed region).
+  void restore_in_place(side target) {
+    for (output_memory& out : outputs_) {
+      if (!out.in_place()) continue;
+      KBENCH_HIP_CHECK(hipMemcpyAsync(out.memory(target).data(), out.initial.data(), out.initial.bytes(),
+                                      hipMemcpyDeviceToDevice, stream_.get()));
+    }
   }
 
   // Points every handle at the memory of one side.
@@ -345,6 +368,7 @@ class case_instance {
   void run_side(const launch_function& launch, side target, std::vector<std::string>& problems) {
     const char* who = target == side::optimized ? "optimized" : "reference";
     for (output_memory& out : outputs_) out.memory(target).prepare(out.slot->type, out.slot->size, stream_.get());
+    restore_in_place(target);
     launch_bound(launch, target);
     stream_.synchronize();
     KBENCH_HIP_CHECK(hipDeviceSynchronize());
@@ -383,6 +407,7 @@ class case_instance {
     bool integer_suspects = false;
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
       const output_memory& out = outputs_[k];
+      if (out.in_place()) continue;  // starts from the drawn values, not from poison
       suspects[k] = count_poison(out.expected.bytes.data(), out.slot->type, out.slot->size);
       integer_suspects = integer_suspects || (suspects[k] && !info(out.slot->type).is_float);
     }
@@ -390,6 +415,7 @@ class case_instance {
       for (output_memory& out : outputs_) {
         KBENCH_HIP_CHECK(hipMemsetAsync(out.reference.data(), 0x5A, out.reference.bytes(), stream_.get()));
       }
+      restore_in_place(side::reference);
       launch_bound(case_.device_reference(), side::reference);
       KBENCH_HIP_CHECK(hipDeviceSynchronize());
       for (std::size_t k = 0; k < outputs_.size(); ++k) {
@@ -415,19 +441,28 @@ class case_instance {
     }
   }
 
+  std::vector<double> host_values(const void* device, const buffer_slot& slot) {
+    const host_array raw = copy_to_host(device, slot.type, slot.size);
+    std::vector<double> values(slot.size);
+    for (std::size_t i = 0; i < slot.size; ++i) values[i] = load_as_double(raw.bytes.data(), slot.type, i);
+    return values;
+  }
+
   void run_host_reference(std::vector<std::string>& problems) {
     std::vector<std::vector<double>> in_values(inputs_.size()), out_values(outputs_.size());
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
-      const buffer_slot& slot = *inputs_[k].slot;
-      const host_array raw = copy_to_host(inputs_[k].memory.data(), slot.type, slot.size);
-      in_values[k].resize(slot.size);
-      for (std::size_t i = 0; i < slot.size; ++i) in_values[k][i] = load_as_double(raw.bytes.data(), slot.type, i);
+      in_values[k] = host_values(inputs_[k].memory.data(), *inputs_[k].slot);
       inputs_[k].slot->host = in_values[k].data();
     }
+    // Outputs start as a sentinel that must be overwritten; in-place buffers start as drawn.
     double sentinel;
     std::memcpy(&sentinel, &host_reference_sentinel, sizeof sentinel);
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
-      out_values[k].assign(outputs_[k].slot->size, sentinel);
+      if (outputs_[k].in_place()) {
+        out_values[k] = host_values(outputs_[k].initial.data(), *outputs_[k].slot);
+      } else {
+        out_values[k].assign(outputs_[k].slot->size, sentinel);
+      }
       outputs_[k].slot->host = out_values[k].data();
     }
     try {
@@ -440,7 +475,9 @@ class case_instance {
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
       output_memory& out = outputs_[k];
       std::size_t unassigned = 0;
-      for (double v : out_values[k]) unassigned += std::memcmp(&v, &sentinel, sizeof v) == 0;
+      if (!out.in_place()) {
+        for (double v : out_values[k]) unassigned += std::memcmp(&v, &sentinel, sizeof v) == 0;
+      }
       if (unassigned) {
         problems.push_back(fmt::format("the host reference left {} of {} elements of output '{}' unassigned", unassigned,
                                        out.slot->size, out.slot->name));
@@ -478,6 +515,9 @@ class case_instance {
       const std::size_t allowed = static_cast<std::size_t>(std::floor(tol.max_mismatch_fraction * static_cast<double>(slot.size)));
       if (accepts(perturbed_probe(out.expected, slot.type, slot.size, tol, allowed))) {
         accepted.push_back("the reference perturbed well beyond tolerance");
+      }
+      if (out.in_place() && accepts(copy_to_host(out.initial.data(), slot.type, slot.size))) {
+        accepted.push_back("the buffer as drawn, i.e. a kernel that did nothing");
       }
       for (const std::string& a : accepted) {
         problems.push_back(fmt::format("broken test: tolerance '{}' of output '{}' accepts {}; this test cannot fail",

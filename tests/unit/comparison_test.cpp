@@ -229,3 +229,15 @@ TEST_CASE("indices are reported in the output's shape", "[comparison]") {
   const auto r = kbench::compare(view(a, dtype::f32, {3, 4}), view(e, dtype::f32, {3, 4}), kbench::make_tolerance(tol::exact{}));
   CHECK(any_reason_contains(r, "worst abs error 2 at (2, 2)"));
 }
+
+TEST_CASE("fp8 e4m3 codes compare by ulps through zero", "[comparison][fp8]") {
+  const std::vector<std::uint8_t> one{0x38}, next{0x39}, two_up{0x3A}, tiny{0x01}, minus_tiny{0x81};
+  CHECK(run(view(next, dtype::f8e4m3), view(one, dtype::f8e4m3), kbench::make_tolerance(tol::ulp{1})).passed);
+  CHECK_FALSE(run(view(two_up, dtype::f8e4m3), view(one, dtype::f8e4m3), kbench::make_tolerance(tol::ulp{1})).passed);
+  CHECK_FALSE(run(view(minus_tiny, dtype::f8e4m3), view(tiny, dtype::f8e4m3), kbench::make_tolerance(tol::ulp{1})).passed);
+  CHECK(run(view(minus_tiny, dtype::f8e4m3), view(tiny, dtype::f8e4m3), kbench::make_tolerance(tol::ulp{2})).passed);
+  // One step at 1.0 is 12.5%: an rtol of 10% rejects it, which is why fp8 codes want ulps.
+  CHECK_FALSE(run(view(next, dtype::f8e4m3), view(one, dtype::f8e4m3), kbench::make_tolerance(tol::relative{0.1})).passed);
+  const std::vector<std::uint8_t> nan{0x7F};
+  CHECK_FALSE(run(view(nan, dtype::f8e4m3), view(one, dtype::f8e4m3), kbench::make_tolerance(tol::ulp{200})).passed);
+}

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -111,4 +112,46 @@ TEST_CASE("the poison pattern is a NaN for floats and recognised bit for bit", "
   unsigned char ints[4] = {0xA5, 0xA5, 0xA5, 0x00};
   CHECK(kbench::holds_poison(ints, dtype::i8, 1));
   CHECK_FALSE(kbench::holds_poison(ints, dtype::i8, 3));
+}
+
+TEST_CASE("fp8 e4m3 decodes the OCP e4m3fn format", "[dtype][fp8]") {
+  using kbench::fp8_e4m3_to_double;
+  CHECK(fp8_e4m3_to_double(0x38) == 1.0);
+  CHECK(fp8_e4m3_to_double(0x7E) == 448.0);  // largest finite
+  CHECK(fp8_e4m3_to_double(0x78) == 256.0);  // exponent field 15 is an ordinary exponent
+  CHECK(fp8_e4m3_to_double(0x08) == std::ldexp(1.0, -6));
+  CHECK(fp8_e4m3_to_double(0x01) == std::ldexp(1.0, -9));
+  CHECK(fp8_e4m3_to_double(0xBA) == -1.25);
+  CHECK(std::isnan(fp8_e4m3_to_double(0x7F)));
+  CHECK(std::isnan(fp8_e4m3_to_double(0xFF)));
+  CHECK(std::signbit(fp8_e4m3_to_double(0x80)));
+}
+
+TEST_CASE("fp8 e4m3 encodes: nearest even, saturating, the same from float and from double", "[dtype][fp8]") {
+  using kbench::double_to_fp8_e4m3;
+  using kbench::float_to_fp8_e4m3;
+  for (std::uint32_t b = 0; b < 256; ++b) {
+    const double v = kbench::fp8_e4m3_to_double(static_cast<std::uint8_t>(b));
+    if (std::isnan(v)) continue;
+    REQUIRE(double_to_fp8_e4m3(v) == b);
+    REQUIRE(float_to_fp8_e4m3(static_cast<float>(v)) == b);
+  }
+  CHECK(double_to_fp8_e4m3(1.0 + 1.0 / 16) == 0x38);       // tie: to even (1.0)
+  CHECK(double_to_fp8_e4m3(1.0 + 3.0 / 16) == 0x3A);       // tie: to even (1.25)
+  CHECK(double_to_fp8_e4m3(std::ldexp(1.0, -10)) == 0x00);  // subnormal tie: to even (0)
+  CHECK(double_to_fp8_e4m3(3 * std::ldexp(1.0, -10)) == 0x02);
+  CHECK(double_to_fp8_e4m3(447.9) == 0x7E);
+  CHECK(double_to_fp8_e4m3(1e6) == 0x7E);                   // saturates
+  CHECK(double_to_fp8_e4m3(-std::numeric_limits<double>::infinity()) == 0xFE);
+  CHECK(double_to_fp8_e4m3(std::nan("")) == 0x7F);
+  // The float codec, used in kernels, agrees with the double one over a sweep of float encodings.
+  std::size_t checked = 0;
+  for (std::uint64_t bits = 0; bits <= 0xFFFFFFFFull; bits += 4099) {
+    float f;
+    const auto b32 = static_cast<std::uint32_t>(bits);
+    std::memcpy(&f, &b32, 4);
+    REQUIRE(float_to_fp8_e4m3(f) == double_to_fp8_e4m3(f));
+    ++checked;
+  }
+  CHECK(checked > 1000000);
 }
