@@ -33,6 +33,7 @@
 #include "dtype.hpp"
 #include "error.hpp"
 #include "platform.hpp"
+#include "results.hpp"
 #include "shape.hpp"
 #include "tolerance.hpp"
 
@@ -55,13 +56,6 @@ class host_span {
  private:
   T* data_;
   std::size_t size_;
-};
-
-// What one launch of the kernel moves and computes; the report turns it into GB/s, TFLOP/s, tokens/s.
-struct work_model {
-  double bytes = 0.0;
-  double flops = 0.0;
-  double tokens = 0.0;
 };
 
 namespace detail {
@@ -194,6 +188,18 @@ class kernel_case {
     out.slot()->tol = make_tolerance(policy);
   }
 
+  // Performance the case requires of the optimized kernel: its perf test fails when the whole 95%
+  // interval falls short. And the largest speedup over the reference that is plausible (default 10x;
+  // above it the result is flagged as a likely cheat or broken reference, and fails).
+  void require_speedup(double at_least) { expectations_.required_speedup = checked_work(at_least, "require_speedup"); }
+  void require_bandwidth(double fraction_of_copy) {
+    expectations_.required_bandwidth = checked_work(fraction_of_copy, "require_bandwidth");
+  }
+  void allow_speedup_up_to(double factor) {
+    if (!(factor >= 1.0) || !std::isfinite(factor)) fail("allow_speedup_up_to() needs a finite factor >= 1");
+    expectations_.max_plausible_speedup = factor;
+  }
+
   void bytes_moved(double bytes) { work_.bytes = checked_work(bytes, "bytes_moved"); }
   void flops(double count) { work_.flops = checked_work(count, "flops"); }
   void tokens(double count) { work_.tokens = checked_work(count, "tokens"); }
@@ -204,6 +210,7 @@ class kernel_case {
   [[nodiscard]] const host_function& host_reference_function() const { return host_reference_; }
   [[nodiscard]] const launch_function& optimized_launch() const { return optimized_; }
   [[nodiscard]] const work_model& work() const { return work_; }
+  [[nodiscard]] const perf_expectations& expectations() const { return expectations_; }
   [[nodiscard]] kbench::tolerance tolerance_of(const detail::buffer_slot& out) const {
     if (out.tol) return *out.tol;
     if (case_tolerance_) return *case_tolerance_;
@@ -282,6 +289,7 @@ class kernel_case {
   launch_function optimized_;
   std::optional<kbench::tolerance> case_tolerance_;
   work_model work_;
+  perf_expectations expectations_;
 };
 
 }  // namespace kbench

@@ -3,10 +3,11 @@
 //
 //   <program> correctness [kbench options] [Catch2 options]   one Catch2 test per case and shape
 //   <program> perf        [kbench options] [Google Benchmark options]
-//   <program> list                                            the registered cases and shapes
+//   <program> list                                            the cases, their shapes and buffers
 //
-// Exit status: 0 passed; 1 failed (a wrong kernel, a broken test, a HIP error); 2 bad usage; 77 skipped
-// because no GPU is usable (unless --require-gpu / KBENCH_REQUIRE_GPU=1, which makes that a failure).
+// Exit status: 0 passed; 1 failed (a wrong kernel, a broken test, a flagged timing, a HIP error); 2 bad
+// usage; 77 skipped because no GPU is usable (unless --require-gpu / KBENCH_REQUIRE_GPU=1, which makes
+// that a failure). --json <path> writes every result (json_report.hpp documents the schema).
 #pragma once
 
 #include <cstdio>
@@ -37,36 +38,54 @@
 #include <catch2/catch.hpp>
 #endif
 
+#include "json_report.hpp"
 #include "options.hpp"
 #include "runner.hpp"
+#include "version.hpp"
 
 namespace kbench {
 namespace detail {
 
 inline constexpr int exit_skipped = 77;
 
-struct run_tally {
-  int skipped = 0;
-  int failed = 0;
-  std::string skip_reason;
-};
-
-inline run_tally& tally() {
-  static run_tally t;
-  return t;
+// Everything this program run found; the exit status, the summary and the JSON file come from it.
+inline run_record& journal() {
+  static run_record run;
+  return run;
 }
 
 inline std::string test_name(const case_registration& reg, const kbench::shape& s) {
   return s.dims().empty() ? reg.name() : reg.name() + "/" + s.to_string();
 }
 
-// The GPU, or the reason to skip (recorded for the exit status).
-inline const gpu_info* gpu_or_skip(const run_options& options) {
+inline std::string compiler_description() {
+  std::string c;
+#if defined(__clang__)
+  c = "clang " __clang_version__;
+#elif defined(__GNUC__)
+  c = "gcc " __VERSION__;
+#endif
+#if defined(__CUDACC_VER_MAJOR__)
+  c = fmt::format("nvcc {}.{}.{}, host {}", __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__, __CUDACC_VER_BUILD__, c);
+#endif
+  return c;
+}
+
+// Records the case as skipped when no GPU is usable; the GPU is probed here, inside the test.
+inline const gpu_info* gpu_or_skip(const run_options& options, case_record& record) {
   const gpu_info& g = gpu(options.device);
+  journal().device = g;
   if (g.usable) return &g;
-  ++tally().skipped;
-  tally().skip_reason = g.reason;
+  record.verdict = "skipped";
+  record.message = g.reason;
   return nullptr;
+}
+
+inline case_record& new_record(const case_registration& reg, const kbench::shape& s) {
+  case_record& r = journal().cases.emplace_back();
+  r.case_name = reg.name();
+  r.shape = s;
+  return r;
 }
 
 // One Catch2 test: every seed of one case at one shape.
@@ -76,25 +95,34 @@ class correctness_test : public Catch::ITestInvoker {
       : reg_(reg), shape_(std::move(s)), options_(options) {}
 
   void invoke() const override {
-    if (gpu_or_skip(options_) == nullptr) {
+    case_record& record = new_record(reg_, shape_);
+    if (gpu_or_skip(options_, record) == nullptr) {
 #if KBENCH_CATCH2_MAJOR >= 3
-      SKIP("skipped: " << tally().skip_reason);
+      SKIP("skipped: " << record.message);
 #else
-      WARN("skipped: " << tally().skip_reason);
+      WARN("skipped: " << record.message);
 #endif
       return;
     }
-    detail::case_instance instance(reg_, shape_);
-    bool first = true;
-    for (std::uint64_t seed : seeds_for_run(options_)) {
-      const seed_result r = instance.check(seed, first);
-      first = false;
-      const std::string report = format_seed_result(reg_.name(), shape_, r);
-      std::fputs(report.c_str(), stdout);
-      std::fflush(stdout);
-      INFO(report);
-      CHECK(r.passed());
+    try {
+      detail::case_instance instance(reg_, shape_);
+      bool first = true;
+      for (std::uint64_t seed : seeds_for_run(options_)) {
+        const seed_result& r = record.checks.emplace_back(instance.check(seed, first));
+        first = false;
+        const std::string report = format_seed_result(reg_.name(), shape_, r);
+        std::fputs(report.c_str(), stdout);
+        std::fflush(stdout);
+        INFO(report);
+        CHECK(r.passed());
+      }
+    } catch (const std::exception& e) {
+      record.verdict = "error";
+      record.message = e.what();
+      throw;
     }
+    const bool passed = std::all_of(record.checks.begin(), record.checks.end(), [](const seed_result& r) { return r.passed(); });
+    record.verdict = passed ? "pass" : "fail";
   }
 
  private:
@@ -126,104 +154,113 @@ inline std::vector<char*> argv_for(const char* program, std::vector<std::string>
   return argv;
 }
 
+// The exit status from the journal: failures first, then skips.
+inline int finish(const run_options& options, int framework_status) {
+  const run_record& run = journal();
+  if (!options.json_path.empty()) write_json(run, options.json_path);
+  int failed = 0, skipped = 0;
+  std::string reason;
+  for (const case_record& c : run.cases) {
+    failed += c.verdict == "fail" || c.verdict == "error";
+    if (c.verdict == "skipped") ++skipped, reason = c.message;
+  }
+  if (failed > 0 || framework_status != 0) return 1;
+  if (skipped > 0) {
+    if (options.require_gpu) {
+      fmt::print("kbench: {} (KBENCH_REQUIRE_GPU is set, so this fails)\n", reason);
+      return 1;
+    }
+    fmt::print("kbench: skipped {} {}: {}\n", skipped, options.mode == run_mode::perf ? "benchmark(s)" : "test(s)", reason);
+    return exit_skipped;
+  }
+  return 0;
+}
+
 inline int run_correctness(const char* program, run_options& options) {
   register_correctness_tests(options);
   std::vector<char*> argv = argv_for(program, options.passthrough);
   Catch::Session session;
   const int parse_status = session.applyCommandLine(static_cast<int>(argv.size() - 1), argv.data());
   if (parse_status != 0) return 2;
-  const int failed = session.run();
-  if (failed != 0) return 1;
-  if (tally().skipped > 0) {
-    if (options.require_gpu) {
-      fmt::print("kbench: {} (KBENCH_REQUIRE_GPU is set, so this fails)\n", tally().skip_reason);
-      return 1;
-    }
-    fmt::print("kbench: skipped {} test(s): {}\n", tally().skipped, tally().skip_reason);
-    return exit_skipped;
-  }
-  return 0;
+  return finish(options, session.run());
 }
 
-struct perf_row {
-  std::string name;
-  timing_result timing;
-};
+// The copy bandwidth, measured once per program, on first use.
+inline const copy_bandwidth& measured_copy_bandwidth() {
+  if (!journal().copy) journal().copy = measure_copy_bandwidth();
+  return *journal().copy;
+}
+
+inline void fail_benchmark(benchmark::State& state, case_record& record, const std::string& why) {
+  record.verdict = "fail";
+  if (record.message.empty()) record.message = why;
+  state.SkipWithError(why.c_str());
+}
 
 inline void perf_benchmark(benchmark::State& state, const case_registration& reg, const kbench::shape& s,
-                           const run_options& options, std::vector<perf_row>& rows) {
-  if (gpu_or_skip(options) == nullptr) {
-    state.SkipWithError(("skipped: " + tally().skip_reason).c_str());
+                           const run_options& options) {
+  case_record& record = new_record(reg, s);
+  const gpu_info* g = gpu_or_skip(options, record);
+  if (g == nullptr) {
+    state.SkipWithError(("skipped: " + record.message).c_str());
     return;
   }
   const std::string name = test_name(reg, s);
   try {
+    const double copy = measured_copy_bandwidth().bytes_per_second;
     detail::case_instance instance(reg, s);
     // Shown correct first, in this process, with a fresh seed; a wrong kernel is never timed.
     const std::vector<std::uint64_t> seeds = seeds_for_run(options);
-    const seed_result before = instance.check(seeds.front(), true);
+    const seed_result& before = record.checks.emplace_back(instance.check(seeds.front(), true));
     if (!before.passed()) {
       std::fputs(format_seed_result(reg.name(), s, before).c_str(), stdout);
-      ++tally().failed;
-      state.SkipWithError("refusing to time a kernel that is not correct (report above)");
-      return;
+      return fail_benchmark(state, record, "refusing to time a kernel that is not correct (report above)");
     }
-    instance.warm_up(options.warmup);
-    std::vector<detail::case_instance::sample_pair> samples;
-    samples.reserve(static_cast<std::size_t>(state.max_iterations));
+    timing_result t;
     for (auto _ : state) {
-      samples.push_back(instance.sample());
-      state.SetIterationTime(samples.back().optimized);
+      t = instance.measure(options, *g, copy);
+      state.SetIterationTime(t.optimized.median);
     }
-    const timing_result t = instance.summarize_samples(samples, options.warmup);
-    // A kernel right only while warmed up or until its inputs change fails now.
-    const seed_result after = instance.check(seeds.size() > 1 ? seeds[1] : seeds.front() ^ 0x9E3779B97F4A7C15ull, false);
+    record.timing = t;
+    // A kernel right only while warmed up, or only until its inputs change, fails now.
+    const std::uint64_t after_seed = seeds.size() > 1 ? seeds[1] : seeds.front() ^ 0x9E3779B97F4A7C15ull;
+    const seed_result& after = record.checks.emplace_back(instance.check(after_seed, false));
     if (!after.passed()) {
       std::fputs(format_seed_result(reg.name(), s, after).c_str(), stdout);
-      ++tally().failed;
-      state.SkipWithError("the optimized kernel was correct before timing and wrong after it");
-      return;
+      return fail_benchmark(state, record, "the optimized kernel was correct before timing and wrong after it");
     }
+    state.counters["samples"] = static_cast<double>(t.optimized.count);
     state.counters["median_us"] = t.optimized.median * 1e6;
     state.counters["p10_us"] = t.optimized.p10 * 1e6;
     state.counters["p90_us"] = t.optimized.p90 * 1e6;
+    state.counters["cv"] = t.optimized.coefficient_of_variation();
     if (t.reference) {
       state.counters["ref_median_us"] = t.reference->median * 1e6;
       state.counters["speedup"] = t.speedup;
+      state.counters["speedup_low"] = t.speedup_interval.low;
+      state.counters["speedup_high"] = t.speedup_interval.high;
     }
-    if (t.work.bytes > 0) state.counters["GB/s"] = t.work.bytes / t.optimized.median / 1e9;
+    if (t.work.bytes > 0) {
+      state.counters["GB/s"] = t.work.bytes / t.optimized.median / 1e9;
+      state.counters["copy_fraction"] = t.work.bytes / t.optimized.median / copy;
+    }
     if (t.work.flops > 0) state.counters["TFLOP/s"] = t.work.flops / t.optimized.median / 1e12;
     if (t.work.tokens > 0) state.counters["tokens/s"] = t.work.tokens / t.optimized.median;
-    rows.push_back({name, t});
+    double worst_cosine = 1.0, worst_abs = 0.0;
+    for (const output_result& o : after.outputs) {
+      worst_cosine = std::min(worst_cosine, o.result.cosine_similarity);
+      worst_abs = std::max(worst_abs, o.result.max_abs_error);
+    }
+    state.counters["max_abs_err"] = worst_abs;
+    state.counters["cosine"] = worst_cosine;
+    if (!t.flags.empty()) return fail_benchmark(state, record, t.flags.front());
+    record.verdict = "pass";
   } catch (const std::exception& e) {
-    ++tally().failed;
+    record.verdict = "error";
+    record.message = e.what();
     fmt::print("FAIL {}: {}\n", name, e.what());
     state.SkipWithError(e.what());
   }
-}
-
-inline std::string format_perf_row(const perf_row& row, double copy_bytes_per_second) {
-  const timing_result& t = row.timing;
-  std::string out = fmt::format("{}\n  optimized  {}\n", row.name, format_stats(t.optimized));
-  if (t.reference) {
-    out += fmt::format("  reference  {}\n  speedup    {:.3f}x (reference median / optimized median)\n",
-                       format_stats(*t.reference), t.speedup);
-  } else {
-    out += "  reference  host function (not timed)\n";
-  }
-  if (t.work.bytes > 0) {
-    auto fraction = [&](double seconds) { return 100.0 * t.work.bytes / seconds / copy_bytes_per_second; };
-    out += fmt::format("  bandwidth  {} optimized ({:.1f}% of copy)", format_rate(t.work.bytes, t.optimized.median, "B"),
-                       fraction(t.optimized.median));
-    if (t.reference) {
-      out += fmt::format(", {} reference ({:.1f}% of copy)", format_rate(t.work.bytes, t.reference->median, "B"),
-                         fraction(t.reference->median));
-    }
-    out += "\n";
-  }
-  if (t.work.flops > 0) out += fmt::format("  compute    {}\n", format_rate(t.work.flops, t.optimized.median, "FLOP"));
-  if (t.work.tokens > 0) out += fmt::format("  tokens     {}\n", format_rate(t.work.tokens, t.optimized.median, "token"));
-  return out;
 }
 
 inline int run_perf(const char* program, run_options& options) {
@@ -231,45 +268,50 @@ inline int run_perf(const char* program, run_options& options) {
   int argc = static_cast<int>(argv.size() - 1);
   benchmark::Initialize(&argc, argv.data());
   if (benchmark::ReportUnrecognizedArguments(argc, argv.data())) return 2;
-  std::vector<perf_row> rows;
   for (const case_registration& reg : registered_cases()) {
     for (const kbench::shape& s : reg.shapes()) {
+      // One iteration holds kbench's whole adaptive measurement; its time is the optimized median.
       benchmark::RegisterBenchmark(test_name(reg, s).c_str(),
-                                   [&reg, s, &options, &rows](benchmark::State& state) {
-                                     perf_benchmark(state, reg, s, options, rows);
-                                   })
+                                   [&reg, s, &options](benchmark::State& state) { perf_benchmark(state, reg, s, options); })
           ->UseManualTime()
-          ->Iterations(options.iterations)
+          ->Iterations(1)
           ->Unit(benchmark::kMicrosecond);
     }
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
-  if (!rows.empty()) {
-    const gpu_info& g = gpu(options.device);
-    const copy_bandwidth copy = measure_copy_bandwidth();
-    fmt::print("\nkbench perf on {} ({}, {} compute units), {} warm-up and {} timed launches each, interleaved\n",
-               g.name, g.arch, g.multiprocessors, options.warmup, options.iterations);
-    fmt::print("device-to-device copy of {} MiB: {} (read + write), {}\n", copy.buffer_bytes >> 20,
-               format_rate(2.0 * static_cast<double>(copy.buffer_bytes), copy.seconds.median, "B"),
-               format_stats(copy.seconds));
-    for (const perf_row& row : rows) fmt::print("{}", format_perf_row(row, copy.bytes_per_second));
-  }
-  if (tally().failed > 0) return 1;
-  if (tally().skipped > 0) {
-    if (options.require_gpu) {
-      fmt::print("kbench: {} (KBENCH_REQUIRE_GPU is set, so this fails)\n", tally().skip_reason);
-      return 1;
+  const run_record& run = journal();
+  if (run.copy) {
+    const gpu_info& g = run.device;
+    fmt::print("\nkbench perf on {} ({}, {} compute units); warm-up {} launches and {:g} s; at least {} samples\n",
+               g.name, g.arch, g.multiprocessors, options.warmup, options.warmup_time, options.iterations);
+    fmt::print("device-to-device copy of {} MiB: {} (read + write), {}\n", run.copy->buffer_bytes >> 20,
+               format_rate(2.0 * static_cast<double>(run.copy->buffer_bytes), run.copy->seconds.median, "B"),
+               format_stats(run.copy->seconds));
+    for (const case_record& c : run.cases) {
+      const std::string name = c.shape.dims().empty() ? c.case_name : c.case_name + "/" + c.shape.to_string();
+      if (c.timing) fmt::print("{}", format_timing(name, *c.timing, run.copy->bytes_per_second));
+      if (c.verdict != "pass" && c.verdict != "skipped") fmt::print("FAIL {}: {}\n", name, c.message);
     }
-    fmt::print("kbench: skipped {} benchmark(s): {}\n", tally().skipped, tally().skip_reason);
-    return exit_skipped;
   }
-  return 0;
+  return finish(options, 0);
 }
 
+// Lists every case and shape, instantiating each declaration on the host (no GPU needed), so a broken
+// declaration is an error here too.
 inline int run_list() {
   for (const case_registration& reg : registered_cases()) {
-    for (const kbench::shape& s : reg.shapes()) fmt::print("{}\n", test_name(reg, s));
+    for (const kbench::shape& s : reg.shapes()) {
+      kernel_case declared(reg.name(), s);
+      reg.function()(declared);
+      declared.validate();
+      std::string buffers;
+      for (const auto& b : declared.buffers()) {
+        const char* role = b->role == buffer_role::input ? "in" : b->role == buffer_role::output ? "out" : "inout";
+        buffers += fmt::format("{}{} {} {}", buffers.empty() ? "" : ", ", role, b->name, describe_array(b->type, b->extents));
+      }
+      fmt::print("{}: {}\n", test_name(reg, s), buffers);
+    }
   }
   return 0;
 }
@@ -290,9 +332,14 @@ inline int run_main(int argc, char** argv) {
   try {
     run_options options = parse_options(argc, argv);
     detail::check_registry();
+    run_record& run = detail::journal();
+    run.kbench_version = version;
+    run.compiler = detail::compiler_description();
+    run.warmup = options.warmup;
+    run.iterations = options.iterations;
     switch (options.mode) {
-      case run_mode::correctness: return detail::run_correctness(argv[0], options);
-      case run_mode::perf: return detail::run_perf(argv[0], options);
+      case run_mode::correctness: run.mode = "correctness"; return detail::run_correctness(argv[0], options);
+      case run_mode::perf: run.mode = "perf"; return detail::run_perf(argv[0], options);
       case run_mode::list: return detail::run_list();
     }
   } catch (const usage_error& e) {

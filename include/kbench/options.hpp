@@ -3,7 +3,8 @@
 // with one line naming the option, the variable and the value. HIP-free.
 //
 //   rmsnorm_test correctness [--seed 0x1234,42] [--seed-count 3] [Catch2 options...]
-//   rmsnorm_test perf [--warmup 10] [--iterations 100] [Google Benchmark options...]
+//   rmsnorm_test perf [--warmup 10] [--iterations 100] [--timing auto|cold|hot|batch] [--json out.json]
+//                     [Google Benchmark options...]
 #pragma once
 
 #include <algorithm>
@@ -21,6 +22,11 @@ namespace kbench {
 
 enum class run_mode { correctness, perf, list };
 
+// How samples are taken (see measure.hpp): cold flushes the caches before every launch, hot does not,
+// batch times a graph of many launches (hot) and reports the time per launch; automatic is cold, or
+// batch for kernels shorter than batch_below_us.
+enum class timing_mode { automatic, cold, hot, batch };
+
 struct run_options {
   run_mode mode = run_mode::correctness;
   std::vector<std::uint64_t> seeds;  // pinned seeds; empty: seed_count fresh ones per run
@@ -29,6 +35,14 @@ struct run_options {
   int iterations = 100;              // timed launches of each kernel
   int device = 0;
   bool require_gpu = false;          // a missing GPU fails instead of skipping
+  timing_mode timing = timing_mode::automatic;
+  double precision = 0.005;          // stop sampling when both medians are known to +-0.5% (95%)...
+  double max_time = 10.0;            // ...or after this many seconds of sampling per case
+  int max_iterations = 100000;       // ...or this many samples
+  double warmup_time = 0.02;         // and warm up for at least this long (clocks ramp up)
+  double flush_mib = 0.0;            // cold mode's cache flush; 0: max(256 MiB, 4 x L2)
+  double batch_below_us = 10.0;      // automatic mode batches kernels shorter than this
+  std::string json_path;             // write the results as JSON here
   std::vector<std::string> passthrough;  // for Catch2 (correctness) or Google Benchmark (perf)
 };
 
@@ -85,6 +99,29 @@ inline int ctest_resource_gpu(int fallback) {
       ->envname("KBENCH_ITERATIONS")
       ->check(CLI::Range(1, 100000000));
   app.add_option("--device", o.device, "GPU ordinal")->envname("KBENCH_DEVICE")->check(CLI::Range(0, 1023));
+  std::string timing = "auto";
+  app.add_option("--timing", timing, "auto | cold | hot | batch")
+      ->envname("KBENCH_TIMING")
+      ->check(CLI::IsMember({"auto", "cold", "hot", "batch"}));
+  app.add_option("--precision", o.precision, "relative precision of the medians to stop at")
+      ->envname("KBENCH_PRECISION")
+      ->check(CLI::Range(1e-6, 0.5));
+  app.add_option("--max-time", o.max_time, "seconds of sampling per case at most")
+      ->envname("KBENCH_MAX_TIME")
+      ->check(CLI::Range(1e-3, 86400.0));
+  app.add_option("--max-iterations", o.max_iterations, "samples per case at most")
+      ->envname("KBENCH_MAX_ITERATIONS")
+      ->check(CLI::Range(1, 100000000));
+  app.add_option("--warmup-time", o.warmup_time, "seconds of warm-up at least")
+      ->envname("KBENCH_WARMUP_TIME")
+      ->check(CLI::Range(0.0, 3600.0));
+  app.add_option("--flush-mib", o.flush_mib, "MiB written to flush the caches in cold mode (0: automatic)")
+      ->envname("KBENCH_FLUSH_MIB")
+      ->check(CLI::Range(0.0, 65536.0));
+  app.add_option("--batch-below-us", o.batch_below_us, "automatic timing batches kernels shorter than this")
+      ->envname("KBENCH_BATCH_BELOW_US")
+      ->check(CLI::Range(0.0, 1e6));
+  app.add_option("--json", o.json_path, "write the results as JSON to this file")->envname("KBENCH_JSON");
   app.add_flag("--require-gpu", o.require_gpu, "fail, instead of skipping, when no GPU is usable")
       ->envname("KBENCH_REQUIRE_GPU");
   try {
@@ -93,6 +130,14 @@ inline int ctest_resource_gpu(int fallback) {
     std::string what = e.what();
     if (what.empty()) what = e.get_name();
     throw usage_error("bad option or environment variable: " + what);
+  }
+  o.timing = timing == "cold"    ? timing_mode::cold
+             : timing == "hot"   ? timing_mode::hot
+             : timing == "batch" ? timing_mode::batch
+                                 : timing_mode::automatic;
+  if (o.max_iterations < o.iterations) {
+    throw usage_error("--max-iterations (" + std::to_string(o.max_iterations) + ") is below --iterations (" +
+                      std::to_string(o.iterations) + ")");
   }
   if (mode == "correctness") {
     o.mode = run_mode::correctness;

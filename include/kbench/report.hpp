@@ -12,6 +12,7 @@
 
 #include "comparison.hpp"
 #include "dtype.hpp"
+#include "results.hpp"
 #include "statistics.hpp"
 
 namespace kbench {
@@ -88,6 +89,40 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
                      format_duration(s.median), format_duration(s.p10), format_duration(s.p90),
                      format_duration(s.min), format_duration(s.max), format_duration(s.mean),
                      format_duration(s.stddev), 100.0 * s.coefficient_of_variation(), s.count);
+}
+
+// The timing of one case at one shape: statistics of both kernels, speedup with its interval and verdict,
+// throughput against the copy bandwidth (0 if unknown), the method, and every flag and note.
+[[nodiscard]] inline std::string format_timing(const std::string& name, const timing_result& t,
+                                               double copy_bytes_per_second) {
+  std::string out = fmt::format("{}\n  method     {}\n", name, t.method);
+  out += fmt::format("  optimized  {}, median known to +-{:.2f}%\n", format_stats(t.optimized), 100 * t.optimized_precision);
+  if (t.reference) {
+    out += fmt::format("  reference  {}, median known to +-{:.2f}%\n", format_stats(*t.reference),
+                       100 * t.reference_precision);
+    out += fmt::format("  speedup    {:.3f}x (95% interval {:.3f} to {:.3f}): {}\n", t.speedup, t.speedup_interval.low,
+                       t.speedup_interval.high, t.verdict);
+  } else {
+    out += "  reference  a host function (not timed)\n";
+  }
+  auto fraction = [&](double seconds) {
+    return copy_bytes_per_second > 0 ? fmt::format(" ({:.1f}% of copy)", 100.0 * t.work.bytes / seconds / copy_bytes_per_second)
+                                     : std::string();
+  };
+  if (t.work.bytes > 0) {
+    out += fmt::format("  bandwidth  {}{} optimized", format_rate(t.work.bytes, t.optimized.median, "B"),
+                       fraction(t.optimized.median));
+    if (t.reference) {
+      out += fmt::format(", {}{} reference", format_rate(t.work.bytes, t.reference->median, "B"),
+                         fraction(t.reference->median));
+    }
+    out += "\n";
+  }
+  if (t.work.flops > 0) out += fmt::format("  compute    {}\n", format_rate(t.work.flops, t.optimized.median, "FLOP"));
+  if (t.work.tokens > 0) out += fmt::format("  tokens     {}\n", format_rate(t.work.tokens, t.optimized.median, "token"));
+  for (const std::string& f : t.flags) out += fmt::format("  ! {}\n", f);
+  for (const std::string& n : t.notes) out += fmt::format("  note: {}\n", n);
+  return out;
 }
 
 }  // namespace kbench

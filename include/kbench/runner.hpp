@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -27,30 +28,22 @@
 #include "compare.hpp"
 #include "device_buffer.hpp"
 #include "integrity.hpp"
+#include "measure.hpp"
+#include "options.hpp"
 #include "random.hpp"
 #include "report.hpp"
+#include "results.hpp"
 #include "statistics.hpp"
 #include "timing.hpp"
 
 namespace kbench {
-
-// The GPU the program runs on, or why there is none.
-struct gpu_info {
-  bool usable = false;
-  std::string reason;  // when not usable
-  int device = 0;
-  std::string name;
-  std::string arch;
-  int multiprocessors = 0;
-  int wave_size = 0;
-  double memory_bytes = 0.0;
-};
 
 namespace detail {
 
 inline gpu_info probe_gpu(int device) {
   gpu_info g;
   g.device = device;
+  g.platform = KBENCH_PLATFORM_NAME;
   int count = 0;
   const hipError_t status = hipGetDeviceCount(&count);
   if (status != hipSuccess) {
@@ -70,7 +63,9 @@ inline gpu_info probe_gpu(int device) {
   hipDeviceProp_t prop{};
   KBENCH_HIP_CHECK(hipGetDeviceProperties(&prop, device));
   g.usable = true;
+  g.platform = KBENCH_PLATFORM_NAME;
   g.name = prop.name;
+  g.l2_bytes = static_cast<double>(prop.l2CacheSize);
 #if defined(KBENCH_PLATFORM_NVIDIA)
   g.arch = fmt::format("sm_{}{}", prop.major, prop.minor);
 #else
@@ -90,14 +85,6 @@ inline const gpu_info& gpu(int device) {
   static const gpu_info probed = detail::probe_gpu(device);
   return probed;
 }
-
-// Device-to-device copy bandwidth, bytes read plus bytes written per second: the ceiling that
-// memory-bound kernels are measured against.
-struct copy_bandwidth {
-  double bytes_per_second = 0.0;
-  std::size_t buffer_bytes = 0;
-  sample_stats seconds;
-};
 
 // Copies a buffer of up to 1 GiB (a quarter of the free memory at most) 5 times untimed, then 20 times
 // timed by event pairs; the median gives the rate.
@@ -123,32 +110,6 @@ struct copy_bandwidth {
   c.bytes_per_second = 2.0 * static_cast<double>(bytes) / c.seconds.median;
   return c;
 }
-
-struct output_result {
-  std::string name;
-  dtype type = dtype::f32;
-  std::vector<std::size_t> extents;
-  comparison result;
-};
-
-// One correctness run: one seed, every output.
-struct seed_result {
-  std::uint64_t seed = 0;
-  std::vector<std::string> problems;  // the test, the reference or the harness contract broken
-  std::vector<output_result> outputs;
-  [[nodiscard]] bool passed() const {
-    if (!problems.empty() || outputs.empty()) return false;
-    return std::all_of(outputs.begin(), outputs.end(), [](const output_result& o) { return o.result.passed; });
-  }
-};
-
-struct timing_result {
-  sample_stats optimized;
-  std::optional<sample_stats> reference;  // absent for a host reference
-  double speedup = std::numeric_limits<double>::quiet_NaN();
-  work_model work;
-  int warmup = 0;
-};
 
 namespace detail {
 
@@ -245,52 +206,133 @@ class case_instance {
     return r;
   }
 
-  // Launches each kernel `count` times, untimed, and waits: clocks ramp up, caches and code load.
-  void warm_up(int count) {
-    for (int i = 0; i < count; ++i) {
+  // Times the reference and the optimized kernel, interleaved, as the options say (see measure.hpp):
+  // warm-up by count and by time, the timing mode (automatic: cold, or batch for kernels shorter than
+  // batch_below_us), then samples until both medians are known to `precision` (never fewer than
+  // `iterations`), or until max_time or max_iterations. Flags what looks implausible or dishonest.
+  [[nodiscard]] timing_result measure(const run_options& o, const gpu_info& g, double copy_bytes_per_second) {
+    using clock = std::chrono::steady_clock;
+    timing_result t;
+    t.warmup = o.warmup;
+    t.work = case_.work();
+    t.expectations = case_.expectations();
+    const bool with_reference = has_device_reference();
+    const hipStream_t s = stream_.get();
+    const spinner spin(s);
+
+    const auto warm_start = clock::now();
+    for (int i = 0; i < o.warmup || std::chrono::duration<double>(clock::now() - warm_start).count() < o.warmup_time;
+         ++i) {
       restore_in_place(side::reference);
       restore_in_place(side::optimized);
-      if (has_device_reference()) launch_bound(case_.device_reference(), side::reference);
+      if (with_reference) launch_bound(case_.device_reference(), side::reference);
       launch_bound(case_.optimized_launch(), side::optimized);
+      stream_.synchronize();
     }
-    stream_.synchronize();
-  }
 
-  // One timed sample: the reference then the optimized kernel back to back on the case's stream, each
-  // between a pair of events, so that clock drift affects both alike. Seconds; reference is NaN for a
-  // host reference.
-  struct sample_pair {
-    double reference;
-    double optimized;
-  };
-  [[nodiscard]] sample_pair sample() {
-    const bool with_reference = has_device_reference();
-    restore_in_place(side::reference);
-    restore_in_place(side::optimized);
-    start_.record(stream_.get());
-    if (with_reference) launch_bound(case_.device_reference(), side::reference);
-    middle_.record(stream_.get());
-    launch_bound(case_.optimized_launch(), side::optimized);
-    stop_.record(stream_.get());
-    stop_.synchronize();
-    return {with_reference ? middle_.seconds_since(start_) : std::numeric_limits<double>::quiet_NaN(),
-            stop_.seconds_since(middle_)};
-  }
-
-  [[nodiscard]] timing_result summarize_samples(const std::vector<sample_pair>& samples, int warmup) const {
-    timing_result t;
-    t.warmup = warmup;
-    t.work = case_.work();
-    std::vector<double> reference, optimized;
-    for (const sample_pair& p : samples) {
-      optimized.push_back(p.optimized);
-      if (has_device_reference()) reference.push_back(p.reference);
+    // A pilot of a few hot samples decides the automatic mode and the batch size.
+    std::vector<double> pilot;
+    for (int i = 0; i < 5; ++i) {
+      restore_in_place(side::optimized);
+      spin.enqueue(s, 20e-6);
+      start_.record(s);
+      launch_bound(case_.optimized_launch(), side::optimized);
+      stop_.record(s);
+      stop_.synchronize();
+      pilot.push_back(stop_.seconds_since(start_));
     }
-    t.optimized = summarize(optimized);
-    if (has_device_reference()) {
-      t.reference = summarize(reference);
+    const double pilot_median = summarize(pilot).median;
+    timing_mode mode = o.timing;
+    if (mode == timing_mode::automatic) mode = pilot_median < o.batch_below_us * 1e-6 ? timing_mode::batch : timing_mode::cold;
+
+    std::optional<cache_flush> flush;
+    std::optional<launch_graph> reference_graph, optimized_graph;
+    int per_sample = 1;
+    if (mode == timing_mode::cold) {
+      const double flush_bytes = o.flush_mib > 0 ? o.flush_mib * 1048576.0 : std::max(256.0 * 1048576.0, 4.0 * g.l2_bytes);
+      flush.emplace(static_cast<std::size_t>(flush_bytes), std::max(g.multiprocessors, 1));
+      t.mode = "cold";
+      t.method = fmt::format("cold: a {} MiB read evicts the caches before each launch; one launch per event pair; "
+                             "reference and optimized interleaved",
+                             flush->bytes() >> 20);
+    } else if (mode == timing_mode::hot) {
+      t.mode = "hot";
+      t.method = "hot: no cache flush; one launch per event pair, queued behind a 20 us spin kernel; reference and "
+                 "optimized interleaved";
+    } else {
+      per_sample = static_cast<int>(std::clamp(std::ceil(200e-6 / std::max(pilot_median, 1e-7)), 16.0, 4096.0));
+      t.mode = "batch";
+      try {
+        if (with_reference) {
+          reference_graph.emplace(s, [&] { launch_bound(case_.device_reference(), side::reference); }, per_sample);
+        }
+        optimized_graph.emplace(s, [&] { launch_bound(case_.optimized_launch(), side::optimized); }, per_sample);
+        t.method = fmt::format("batch: a graph of {} launches per event pair, time per launch; hot caches; reference "
+                               "and optimized interleaved", per_sample);
+      } catch (const error& e) {
+        reference_graph.reset();
+        optimized_graph.reset();
+        t.method = fmt::format("batch: {} launches on the stream per event pair, time per launch; hot caches; reference "
+                               "and optimized interleaved",
+                               per_sample);
+        t.notes.push_back(fmt::format("the launches could not be captured in a graph ({}); batched on the stream", e.what()));
+      }
+    }
+    t.launches_per_sample = per_sample;
+
+    auto before_launch = [&] {
+      if (flush) {
+        flush->enqueue(s);
+      } else {
+        spin.enqueue(s, 20e-6);
+      }
+    };
+    auto timed = [&](side target, const std::optional<launch_graph>& graph, event& start, event& stop) {
+      before_launch();
+      start.record(s);
+      if (graph) {
+        graph->launch(s);
+      } else {
+        const launch_function& launch = target == side::optimized ? case_.optimized_launch() : case_.device_reference();
+        for (int i = 0; i < per_sample; ++i) launch_bound(launch, target);
+      }
+      stop.record(s);
+    };
+
+    std::vector<double> reference_s, optimized_s, waits;
+    const auto sampling_start = clock::now();
+    for (int n = 1;; ++n) {
+      restore_in_place(side::reference);
+      restore_in_place(side::optimized);
+      if (with_reference) timed(side::reference, reference_graph, start_, middle_);
+      timed(side::optimized, optimized_graph, end_start_, stop_);
+      stop_.synchronize();
+      waits.push_back(device_idle_wait());
+      if (with_reference) reference_s.push_back(middle_.seconds_since(start_) / per_sample);
+      optimized_s.push_back(stop_.seconds_since(end_start_) / per_sample);
+      if (n < o.iterations || n % 10 != 0) continue;
+      t.optimized_precision = median_relative_precision(optimized_s);
+      t.reference_precision = with_reference ? median_relative_precision(reference_s) : 0.0;
+      t.precise = t.optimized_precision <= o.precision && t.reference_precision <= o.precision;
+      const double elapsed = std::chrono::duration<double>(clock::now() - sampling_start).count();
+      if (t.precise || elapsed >= o.max_time || n >= o.max_iterations) break;
+    }
+    if (!t.precise) {
+      t.notes.push_back(fmt::format("stopped before the medians were known to +-{:.2g}% (optimized +-{:.2g}%, reference "
+                                    "+-{:.2g}%): the time or sample limit came first",
+                                    100 * o.precision, 100 * t.optimized_precision, 100 * t.reference_precision));
+    }
+    t.optimized = summarize(optimized_s);
+    t.idle_wait = summarize(waits).median;
+    if (with_reference) {
+      t.reference = summarize(reference_s);
       t.speedup = t.reference->median / t.optimized.median;
+      t.speedup_interval = ratio_of_medians_interval(reference_s, optimized_s);
+      t.verdict = t.speedup_interval.low > 1.0    ? "faster"
+                  : t.speedup_interval.high < 1.0 ? "slower"
+                                                  : "no significant difference";
     }
+    judge(t, g, copy_bytes_per_second);
     return t;
   }
 
@@ -312,6 +354,48 @@ class case_instance {
     guarded_output& memory(side target) { return target == side::optimized ? optimized : reference; }
     [[nodiscard]] bool in_place() const { return slot->role == buffer_role::inout; }
   };
+
+  // Flags results that are implausible, dishonest-looking, or short of what the case requires.
+  static void judge(timing_result& t, const gpu_info& g, double copy_bytes_per_second) {
+    const perf_expectations& want = t.expectations;
+    const double median = t.optimized.median;
+    if (t.idle_wait > std::max(20e-6, 0.1 * median)) {
+      t.flags.push_back(fmt::format("the device stayed busy {} after the timed launches ended (median): work ran on "
+                                    "another stream or after the launch returned, outside the timed region",
+                                    format_duration(t.idle_wait)));
+    }
+    if (t.reference && t.speedup > want.max_plausible_speedup) {
+      t.flags.push_back(fmt::format("implausible speedup {:.1f}x (above {:.0f}x): a broken reference or a kernel that "
+                                    "skips work; a case that means it says allow_speedup_up_to()",
+                                    t.speedup, want.max_plausible_speedup));
+    }
+    if (t.work.bytes > 0 && copy_bytes_per_second > 0) {
+      const double rate = t.work.bytes / median;
+      if (rate > 1.05 * copy_bytes_per_second) {
+        const std::string what = fmt::format("{} is above the measured copy bandwidth ({})",
+                                             format_rate(t.work.bytes, median, "B"),
+                                             format_rate(copy_bytes_per_second, 1.0, "B"));
+        if (t.work.bytes > 2.0 * g.l2_bytes && t.mode == "cold") {
+          t.flags.push_back(what + " with cold caches and a working set larger than the L2: bytes_moved() overstates "
+                                   "the work, or the kernel skips it");
+        } else {
+          t.notes.push_back(what + ": the working set is served from cache");
+        }
+      }
+      if (want.required_bandwidth > 0) {
+        // The whole interval short: even the fastest plausible median misses the requirement.
+        const double best = t.work.bytes / (median * (1.0 - t.optimized_precision)) / copy_bytes_per_second;
+        if (best < want.required_bandwidth) {
+          t.flags.push_back(fmt::format("bandwidth {:.1f}% of copy is short of the required {:.1f}%",
+                                        100 * rate / copy_bytes_per_second, 100 * want.required_bandwidth));
+        }
+      }
+    }
+    if (want.required_speedup > 0 && t.reference && t.speedup_interval.high < want.required_speedup) {
+      t.flags.push_back(fmt::format("speedup {:.3f}x (95% interval {:.3f} to {:.3f}) is short of the required {:.3f}x",
+                                    t.speedup, t.speedup_interval.low, t.speedup_interval.high, want.required_speedup));
+    }
+  }
 
   void draw_inputs(std::uint64_t seed) {
     for (input_memory& in : inputs_) {
@@ -528,7 +612,7 @@ class case_instance {
 
   kernel_case case_;
   kbench::stream stream_;
-  event start_, middle_, stop_;
+  event start_, middle_, end_start_, stop_;
   std::vector<input_memory> inputs_;
   std::vector<output_memory> outputs_;
 };

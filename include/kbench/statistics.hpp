@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <numeric>
+#include <random>
+#include <utility>
 #include <vector>
 
 #include "error.hpp"
@@ -57,6 +60,62 @@ struct sample_stats {
     s.stddev = std::sqrt(squares / static_cast<double>(s.count - 1));
   }
   return s;
+}
+
+struct interval {
+  double low = 0.0;
+  double high = 0.0;
+  [[nodiscard]] bool contains(double v) const { return low <= v && v <= high; }
+};
+
+// A distribution-free 95% confidence interval for the median of sorted samples: the order statistics
+// j = n/2 - 1.96 sqrt(n)/2 and k = 1 + n/2 + 1.96 sqrt(n)/2 (1-based, rounded; the normal approximation
+// to the binomial, e.g. the 40th and 61st of 100). Needs at least 6 samples to be narrower than the
+// sample range.
+[[nodiscard]] inline interval median_interval_of_sorted(const std::vector<double>& sorted) {
+  if (sorted.empty()) throw usage_error("median interval of an empty sample");
+  const double n = static_cast<double>(sorted.size());
+  const double half_width = 1.959964 * std::sqrt(n) / 2.0;
+  const auto low = static_cast<std::ptrdiff_t>(std::lround(n / 2.0 - half_width)) - 1;
+  const auto high = static_cast<std::ptrdiff_t>(std::lround(1.0 + n / 2.0 + half_width)) - 1;
+  const auto last = static_cast<std::ptrdiff_t>(sorted.size()) - 1;
+  return {sorted[static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(low, 0, last))],
+          sorted[static_cast<std::size_t>(std::clamp<std::ptrdiff_t>(high, 0, last))]};
+}
+
+// Half the width of the median's 95% interval, relative to the median: how well the median is known.
+[[nodiscard]] inline double median_relative_precision(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  const interval ci = median_interval_of_sorted(samples);
+  const double median = quantile_of_sorted(samples, 0.5);
+  return median > 0.0 ? (ci.high - ci.low) / (2.0 * median) : 0.0;
+}
+
+// 95% interval of median(numerator) / median(denominator) for paired samples (taken together, as the
+// interleaved reference and optimized launches are), by a percentile bootstrap over the pairs. The
+// resampling is seeded, so the same samples always give the same interval.
+[[nodiscard]] inline interval ratio_of_medians_interval(const std::vector<double>& numerator,
+                                                        const std::vector<double>& denominator,
+                                                        int resamples = 2000, std::uint64_t seed = 0x6b62656e6368ull) {
+  if (numerator.size() != denominator.size() || numerator.empty()) {
+    throw usage_error("ratio interval needs paired, non-empty samples");
+  }
+  const std::size_t n = numerator.size();
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::size_t> pick(0, n - 1);
+  std::vector<double> ratios(static_cast<std::size_t>(resamples)), a(n), b(n);
+  for (double& ratio : ratios) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t j = pick(rng);
+      a[i] = numerator[j];
+      b[i] = denominator[j];
+    }
+    std::nth_element(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n / 2), a.end());
+    std::nth_element(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n / 2), b.end());
+    ratio = a[n / 2] / b[n / 2];
+  }
+  std::sort(ratios.begin(), ratios.end());
+  return {quantile_of_sorted(ratios, 0.025), quantile_of_sorted(ratios, 0.975)};
 }
 
 }  // namespace kbench

@@ -98,3 +98,21 @@ TEST_CASE("CTest resource groups pick the GPU unless one is named", "[options]")
   CHECK(parse({"perf"}).device == 3);
   CHECK(parse({"perf", "--device", "1"}).device == 1);
 }
+
+TEST_CASE("timing options: modes, precision, limits and the JSON path", "[options]") {
+  const kbench::run_options d = parse({"perf"});
+  CHECK(d.timing == kbench::timing_mode::automatic);
+  CHECK(d.precision == 0.005);
+  CHECK(d.json_path.empty());
+  const kbench::run_options o =
+      parse({"perf", "--timing", "hot", "--precision", "0.01", "--max-time", "2", "--json", "/tmp/r.json"});
+  CHECK(o.timing == kbench::timing_mode::hot);
+  CHECK(o.precision == 0.01);
+  CHECK(o.max_time == 2.0);
+  CHECK(o.json_path == "/tmp/r.json");
+  CHECK_THROWS_WITH(parse({"perf", "--timing", "warm"}), contains("--timing"));
+  CHECK_THROWS_WITH(parse({"perf", "--precision", "0"}), contains("--precision"));
+  CHECK_THROWS_WITH(parse({"perf", "--max-iterations", "50"}), contains("below --iterations"));
+  scoped_env json("KBENCH_JSON", "/tmp/from-env.json");
+  CHECK(parse({"correctness"}).json_path == "/tmp/from-env.json");
+}

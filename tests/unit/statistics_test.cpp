@@ -2,7 +2,10 @@
 #include <kbench/statistics.hpp>
 
 #include <cmath>
+#include <algorithm>
 #include <limits>
+#include <numeric>
+#include <random>
 #include <vector>
 
 #include "../catch.hpp"
@@ -33,4 +36,45 @@ TEST_CASE("empty or non-finite samples are usage errors", "[statistics]") {
   CHECK_THROWS_AS(kbench::summarize({1.0, std::numeric_limits<double>::quiet_NaN()}), kbench::usage_error);
   CHECK_THROWS_AS(kbench::summarize({1.0, std::numeric_limits<double>::infinity()}), kbench::usage_error);
   CHECK_THROWS_AS(kbench::quantile_of_sorted({1.0}, 1.5), kbench::usage_error);
+}
+
+TEST_CASE("the median's interval tightens with more samples and holds the median", "[statistics]") {
+  std::vector<double> few, many;
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> noise(100.0, 2.0);
+  for (int i = 0; i < 20; ++i) few.push_back(noise(rng));
+  for (int i = 0; i < 2000; ++i) many.push_back(noise(rng));
+  std::sort(few.begin(), few.end());
+  std::sort(many.begin(), many.end());
+  const kbench::interval a = kbench::median_interval_of_sorted(few), b = kbench::median_interval_of_sorted(many);
+  CHECK(a.contains(kbench::quantile_of_sorted(few, 0.5)));
+  CHECK(b.contains(kbench::quantile_of_sorted(many, 0.5)));
+  CHECK(b.high - b.low < (a.high - a.low) / 3);
+  CHECK(kbench::median_relative_precision(many) < 0.005);  // 2% noise, 2000 samples: known to 0.5%
+  CHECK(kbench::median_relative_precision(few) > 0.005);
+  // n = 100: the interval is the 40th and 61st order statistics (1-based), as in the usual tables.
+  std::vector<double> ranks(100);
+  std::iota(ranks.begin(), ranks.end(), 1.0);
+  const kbench::interval r = kbench::median_interval_of_sorted(ranks);
+  CHECK(r.low == 40.0);
+  CHECK(r.high == 61.0);
+}
+
+TEST_CASE("the speedup interval separates real differences from noise", "[statistics]") {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> noise(0.0, 0.01);
+  std::vector<double> slow, fast, same;
+  for (int i = 0; i < 200; ++i) {
+    const double drift = 1.0 + 0.05 * std::sin(i / 10.0);  // shared by both kernels, as clock drift is
+    slow.push_back(2.0 * drift * (1.0 + noise(rng)));
+    fast.push_back(1.0 * drift * (1.0 + noise(rng)));
+    same.push_back(2.0 * drift * (1.0 + noise(rng)));
+  }
+  const kbench::interval faster = kbench::ratio_of_medians_interval(slow, fast);
+  CHECK(faster.low > 1.9);
+  CHECK(faster.high < 2.1);
+  const kbench::interval tie = kbench::ratio_of_medians_interval(slow, same);
+  CHECK(tie.contains(1.0));
+  CHECK(kbench::ratio_of_medians_interval(slow, fast).low == faster.low);  // seeded: reproducible
+  CHECK_THROWS_AS(kbench::ratio_of_medians_interval({1.0}, {}), kbench::usage_error);
 }

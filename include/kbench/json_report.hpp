@@ -1,0 +1,167 @@
+// kbench/json_report.hpp: a run as JSON, for pipelines that read results instead of scraping text.
+// Written by `<program> correctness|perf --json <path>` (or KBENCH_JSON=<path>). HIP-free; opt-in (it
+// pulls in nlohmann/json), included by main.hpp only.
+//
+// Schema "kbench-results/1" (every key always present; numbers that are not finite are the strings
+// "inf", "-inf" or "nan"; absent values are null):
+//   schema, kbench_version, mode ("correctness" | "perf"), compiler,
+//   device {usable, reason, ordinal, platform, name, arch, multiprocessors, wave_size, memory_bytes, l2_bytes},
+//   options {warmup, iterations},
+//   copy_bandwidth {bytes_per_second, buffer_bytes, seconds: stats} | null   (perf runs)
+//   cases [ {case, shape {dim: size}, verdict ("pass" | "fail" | "skipped" | "error"), message,
+//            checks [ {seed ("0x..."), passed, problems [text],
+//                      outputs [ {name, dtype, extents, passed, reasons [text],
+//                                 tolerance {description, element_rules [{kind, atol, rtol, max_ulps}], equal_nan,
+//                                            max_mismatch_fraction, min_cosine, max_relative_l2},
+//                                 metrics {size, mismatches, allowed_mismatches, never_written, nonfinite_mismatches,
+//                                          nan_in_expected, nan_in_actual, max_abs_error, max_abs_index,
+//                                          max_rel_error, max_rel_index, cosine_similarity, relative_l2_error},
+//                                 first_mismatches [ {index, actual, expected, abs_error, rel_error, never_written} ]} ]} ],
+//            timing {method, warmup, optimized: stats, reference: stats | null, speedup,
+//                    work {bytes, flops, tokens},
+//                    throughput {bytes_per_second, flops_per_second, tokens_per_second, fraction_of_copy_bandwidth},
+//                    flags [text]} | null } ]
+//   stats: {count, median, mean, min, max, stddev, p10, p90} in seconds.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "error.hpp"
+#include "results.hpp"
+
+namespace kbench {
+namespace detail {
+
+using json = nlohmann::ordered_json;
+
+inline json number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+inline json optional_number(const std::optional<double>& v) { return v ? number(*v) : json(nullptr); }
+
+inline json to_json(const sample_stats& s) {
+  return {{"count", s.count}, {"median", number(s.median)}, {"mean", number(s.mean)}, {"min", number(s.min)},
+          {"max", number(s.max)}, {"stddev", number(s.stddev)}, {"p10", number(s.p10)}, {"p90", number(s.p90)}};
+}
+
+inline json to_json(const tolerance& t) {
+  json rules = json::array();
+  for (const element_rule& r : t.element_rules) {
+    const char* kind = r.rule == element_rule::kind::exact ? "exact" : r.rule == element_rule::kind::within ? "within" : "ulp";
+    rules.push_back({{"kind", kind}, {"atol", number(r.atol)}, {"rtol", number(r.rtol)}, {"max_ulps", r.max_ulps}});
+  }
+  return {{"description", t.description},       {"element_rules", rules},
+          {"equal_nan", t.equal_nan},           {"max_mismatch_fraction", number(t.max_mismatch_fraction)},
+          {"min_cosine", optional_number(t.min_cosine)}, {"max_relative_l2", optional_number(t.max_relative_l2)}};
+}
+
+inline json to_json(const output_result& o) {
+  const comparison& r = o.result;
+  json mismatches = json::array();
+  for (const mismatch& m : r.first_mismatches) {
+    mismatches.push_back({{"index", m.index}, {"actual", number(m.actual)}, {"expected", number(m.expected)},
+                          {"abs_error", number(m.abs_error)}, {"rel_error", number(m.rel_error)},
+                          {"never_written", m.never_written}});
+  }
+  return {{"name", o.name},
+          {"dtype", std::string(info(o.type).name)},
+          {"extents", o.extents},
+          {"passed", r.passed},
+          {"reasons", r.reasons},
+          {"tolerance", to_json(r.applied)},
+          {"metrics",
+           {{"size", r.size}, {"mismatches", r.mismatches}, {"allowed_mismatches", r.allowed_mismatches},
+            {"never_written", r.never_written}, {"nonfinite_mismatches", r.nonfinite_mismatches},
+            {"nan_in_expected", r.nan_in_expected}, {"nan_in_actual", r.nan_in_actual},
+            {"max_abs_error", number(r.max_abs_error)}, {"max_abs_index", r.max_abs_index},
+            {"max_rel_error", number(r.max_rel_error)}, {"max_rel_index", r.max_rel_index},
+            {"cosine_similarity", number(r.cosine_similarity)}, {"relative_l2_error", number(r.relative_l2_error)}}},
+          {"first_mismatches", mismatches}};
+}
+
+inline std::string hex(std::uint64_t v) {
+  char buffer[24];
+  std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(v));
+  return buffer;
+}
+
+inline json to_json(const seed_result& s) {
+  json outputs = json::array();
+  for (const output_result& o : s.outputs) outputs.push_back(to_json(o));
+  return {{"seed", hex(s.seed)}, {"passed", s.passed()}, {"problems", s.problems}, {"outputs", outputs}};
+}
+
+inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>& copy) {
+  const double per_second = 1.0 / t.optimized.median;
+  auto rate = [&](double per_launch) { return per_launch > 0 ? number(per_launch * per_second) : json(nullptr); };
+  json fraction = (copy && t.work.bytes > 0) ? number(t.work.bytes * per_second / copy->bytes_per_second) : json(nullptr);
+  return {{"method", t.method},
+          {"warmup", t.warmup},
+          {"optimized", to_json(t.optimized)},
+          {"reference", t.reference ? to_json(*t.reference) : json(nullptr)},
+          {"speedup", number(t.speedup)},
+          {"work", {{"bytes", number(t.work.bytes)}, {"flops", number(t.work.flops)}, {"tokens", number(t.work.tokens)}}},
+          {"throughput",
+           {{"bytes_per_second", rate(t.work.bytes)}, {"flops_per_second", rate(t.work.flops)},
+            {"tokens_per_second", rate(t.work.tokens)}, {"fraction_of_copy_bandwidth", fraction}}},
+          {"flags", t.flags}};
+}
+
+}  // namespace detail
+
+[[nodiscard]] inline std::string to_json(const run_record& run) {
+  using detail::json;
+  using detail::number;
+  json cases = json::array();
+  for (const case_record& c : run.cases) {
+    json shape = json::object();
+    for (const auto& d : c.shape.dims()) shape[d.first] = d.second;
+    json checks = json::array();
+    for (const seed_result& s : c.checks) checks.push_back(detail::to_json(s));
+    cases.push_back({{"case", c.case_name},
+                     {"shape", shape},
+                     {"verdict", c.verdict},
+                     {"message", c.message},
+                     {"checks", checks},
+                     {"timing", c.timing ? detail::to_json(*c.timing, run.copy) : json(nullptr)}});
+  }
+  const gpu_info& g = run.device;
+  json copy = nullptr;
+  if (run.copy) {
+    copy = {{"bytes_per_second", number(run.copy->bytes_per_second)},
+            {"buffer_bytes", run.copy->buffer_bytes},
+            {"seconds", detail::to_json(run.copy->seconds)}};
+  }
+  const json document = {
+      {"schema", "kbench-results/1"},
+      {"kbench_version", run.kbench_version},
+      {"mode", run.mode},
+      {"compiler", run.compiler},
+      {"device",
+       {{"usable", g.usable}, {"reason", g.reason}, {"ordinal", g.device}, {"platform", g.platform}, {"name", g.name},
+        {"arch", g.arch}, {"multiprocessors", g.multiprocessors}, {"wave_size", g.wave_size},
+        {"memory_bytes", number(g.memory_bytes)}, {"l2_bytes", number(g.l2_bytes)}}},
+      {"options", {{"warmup", run.warmup}, {"iterations", run.iterations}}},
+      {"copy_bandwidth", copy},
+      {"cases", cases}};
+  return document.dump(2);
+}
+
+// Writes the run to `path`; a file that cannot be written is an error, not a silent loss.
+inline void write_json(const run_record& run, const std::string& path) {
+  std::ofstream file(path);
+  if (!file) throw error("cannot write the JSON report to '" + path + "'");
+  file << to_json(run) << '\n';
+  if (!file) throw error("writing the JSON report to '" + path + "' failed");
+}
+
+}  // namespace kbench

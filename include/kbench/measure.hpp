@@ -1,0 +1,140 @@
+// kbench/measure.hpp: the device-side tools of timing.
+//
+// Why each exists (figures from the H200, ../shared/notes/hip-on-nvidia.md): a plain event pair around a
+// launch reads ~3% above the profiler on a 0.5 ms kernel and several microseconds above it on tiny ones,
+// because the launch itself is timed and the caches are warm from the previous iteration.
+// - cache_flush: reads a buffer larger than the last-level cache before a cold launch (triton zeroes 256
+//   MiB; AMD's Infinity Cache is larger than the L2 it reports, so the default is generous). Reading, not
+//   writing: a memset would leave the cache full of dirty lines that the timed kernel then pays to write
+//   back.
+// - spinner: a kernel that keeps the GPU busy for ~20 us while the host enqueues the event pair and the
+//   launch, so the timed region starts with the launch already queued (nvbench's blocking-kernel idea).
+//   The flush plays this role in cold mode.
+// - launch_graph: many launches captured in a graph and replayed, for kernels of a few microseconds
+//   whose launch cost would otherwise dominate.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "device_buffer.hpp"
+#include "hip_check.hpp"
+#include "timing.hpp"
+
+namespace kbench {
+namespace detail {
+
+template <int Unused = 0>
+__global__ void spin_kernel(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+template <int Unused = 0>
+__global__ void empty_kernel() {}
+
+// Reads every 16 bytes of `data`; the sink write (practically never taken) keeps the reads alive.
+template <int Unused = 0>
+__global__ void flush_kernel(const uint4* data, std::size_t count, unsigned int* sink) {
+  unsigned int folded = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const uint4 v = data[i];
+    folded ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (folded == 0x9E3779B9u) *sink = folded;
+}
+
+}  // namespace detail
+
+// Reads `bytes` of device memory to evict the caches; enqueued on a stream.
+class cache_flush {
+ public:
+  cache_flush(std::size_t bytes, int multiprocessors) : memory_(bytes / 16 * 16 + 16), blocks_(4 * multiprocessors) {
+    KBENCH_HIP_CHECK(hipMemset(memory_.data(), 0x5B, memory_.bytes()));
+  }
+  void enqueue(hipStream_t s) const {
+    auto* words = static_cast<const uint4*>(memory_.data());
+    const std::size_t count = memory_.bytes() / 16 - 1;  // the last 16 bytes are the sink
+    hipLaunchKernelGGL(detail::flush_kernel<>, dim3(static_cast<unsigned int>(blocks_)), dim3(256), 0, s, words, count,
+                       reinterpret_cast<unsigned int*>(const_cast<uint4*>(words) + count));
+    KBENCH_HIP_CHECK_LAUNCH();
+  }
+  [[nodiscard]] std::size_t bytes() const { return memory_.bytes(); }
+
+ private:
+  device_allocation memory_;
+  int blocks_;
+};
+
+// Keeps the GPU busy for a given time; calibrated once against events, since clock64() counts at a
+// rate that differs between platforms.
+class spinner {
+ public:
+  explicit spinner(hipStream_t s) {
+    event start, stop;
+    constexpr long long probe_cycles = 1 << 20;
+    for (int i = 0; i < 2; ++i) {  // the first launch loads the code
+      start.record(s);
+      hipLaunchKernelGGL(detail::spin_kernel<>, dim3(1), dim3(1), 0, s, probe_cycles);
+      KBENCH_HIP_CHECK_LAUNCH();
+      stop.record(s);
+      stop.synchronize();
+    }
+    const double seconds = stop.seconds_since(start);
+    cycles_per_second_ = seconds > 0 ? static_cast<double>(probe_cycles) / seconds : 1e9;
+  }
+  void enqueue(hipStream_t s, double seconds) const {
+    const auto cycles = static_cast<long long>(seconds * cycles_per_second_);
+    hipLaunchKernelGGL(detail::spin_kernel<>, dim3(1), dim3(1), 0, s, cycles);
+    KBENCH_HIP_CHECK_LAUNCH();
+  }
+
+ private:
+  double cycles_per_second_ = 1e9;
+};
+
+// `count` calls of `enqueue` captured once into a graph, replayed with one launch.
+class launch_graph {
+ public:
+  launch_graph(hipStream_t s, const std::function<void()>& enqueue, int count) : count_(count) {
+    KBENCH_HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeThreadLocal));
+    try {
+      for (int i = 0; i < count; ++i) enqueue();
+    } catch (...) {
+      hipGraph_t abandoned = nullptr;
+      (void)hipStreamEndCapture(s, &abandoned);
+      if (abandoned) (void)hipGraphDestroy(abandoned);
+      (void)hipGetLastError();
+      throw;
+    }
+    KBENCH_HIP_CHECK(hipStreamEndCapture(s, &graph_));
+    KBENCH_HIP_CHECK(hipGraphInstantiate(&exec_, graph_, nullptr, nullptr, 0));
+  }
+  launch_graph(const launch_graph&) = delete;
+  launch_graph& operator=(const launch_graph&) = delete;
+  ~launch_graph() {
+    if (exec_) KBENCH_HIP_CHECK_NOTHROW(hipGraphExecDestroy(exec_));
+    if (graph_) KBENCH_HIP_CHECK_NOTHROW(hipGraphDestroy(graph_));
+  }
+  void launch(hipStream_t s) const { KBENCH_HIP_CHECK(hipGraphLaunch(exec_, s)); }
+  [[nodiscard]] int count() const { return count_; }
+
+ private:
+  hipGraph_t graph_ = nullptr;
+  hipGraphExec_t exec_ = nullptr;
+  int count_;
+};
+
+// Seconds the host waits in hipDeviceSynchronize: near zero when the timed stream was the only work.
+inline double device_idle_wait() {
+  const auto before = std::chrono::steady_clock::now();
+  KBENCH_HIP_CHECK(hipDeviceSynchronize());
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
+}
+
+}  // namespace kbench

@@ -1,0 +1,115 @@
+// kbench/results.hpp: what a run found, as plain data: the report, the JSON file and the exit status are
+// all made from these. HIP-free.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "comparison.hpp"
+#include "dtype.hpp"
+#include "shape.hpp"
+#include "statistics.hpp"
+
+namespace kbench {
+
+// What one launch of the kernel moves and computes; the report turns it into GB/s, TFLOP/s, tokens/s.
+struct work_model {
+  double bytes = 0.0;
+  double flops = 0.0;
+  double tokens = 0.0;
+};
+
+// The GPU the program runs on, or why there is none.
+struct gpu_info {
+  bool usable = false;
+  std::string reason;  // when not usable
+  int device = 0;
+  std::string platform;  // "amd" or "nvidia"
+  std::string name;
+  std::string arch;
+  int multiprocessors = 0;
+  int wave_size = 0;
+  double memory_bytes = 0.0;
+  double l2_bytes = 0.0;
+};
+
+// Device-to-device copy bandwidth, bytes read plus bytes written per second: the ceiling that
+// memory-bound kernels are measured against.
+struct copy_bandwidth {
+  double bytes_per_second = 0.0;
+  std::size_t buffer_bytes = 0;
+  sample_stats seconds;
+};
+
+struct output_result {
+  std::string name;
+  dtype type = dtype::f32;
+  std::vector<std::size_t> extents;
+  comparison result;
+};
+
+// One correctness run: one seed, every output.
+struct seed_result {
+  std::uint64_t seed = 0;
+  std::vector<std::string> problems;  // the test, the reference or the harness contract broken
+  std::vector<output_result> outputs;
+  [[nodiscard]] bool passed() const {
+    if (!problems.empty() || outputs.empty()) return false;
+    return std::all_of(outputs.begin(), outputs.end(), [](const output_result& o) { return o.result.passed; });
+  }
+};
+
+// What a case declares about its own performance (kernel_case::require_speedup and friends).
+struct perf_expectations {
+  double required_speedup = 0.0;       // fail when the speedup's whole interval is below
+  double required_bandwidth = 0.0;     // as a fraction of the copy bandwidth; likewise
+  double max_plausible_speedup = 10.0; // above this a speedup is flagged as implausible, and fails
+};
+
+struct timing_result {
+  std::string mode;                       // "cold", "hot" or "batch"
+  std::string method;                     // how the samples were taken, in words
+  int launches_per_sample = 1;            // batch mode times this many launches per event pair
+  int warmup = 0;                         // warm-up launches of each kernel
+  sample_stats optimized;                 // seconds per launch
+  std::optional<sample_stats> reference;  // absent for a host reference
+  double optimized_precision = 0.0;       // half-width of the median's 95% interval, relative
+  double reference_precision = 0.0;
+  bool precise = false;                   // sampling stopped because both medians were known well enough
+  double speedup = std::numeric_limits<double>::quiet_NaN();  // reference median / optimized median
+  interval speedup_interval;              // 95%, paired bootstrap
+  std::string verdict;                    // "faster", "slower", "no significant difference" ("" without reference)
+  double idle_wait = 0.0;                 // median wait for the device after each sample's last event
+  work_model work;
+  perf_expectations expectations;
+  std::vector<std::string> flags;         // implausible, dishonest-looking or short of a requirement: fails
+  std::vector<std::string> notes;         // worth knowing, not failing
+};
+
+// Everything kbench learned about one case at one shape.
+struct case_record {
+  std::string case_name;
+  kbench::shape shape;
+  std::string verdict = "error";  // "pass", "fail", "skipped" or "error"
+  std::string message;            // why it was skipped, failed outside a comparison, or refused timing
+  std::vector<seed_result> checks;
+  std::optional<timing_result> timing;
+};
+
+struct run_record {
+  std::string mode;  // "correctness" or "perf"
+  std::string kbench_version;
+  std::string compiler;
+  gpu_info device;
+  int warmup = 0;
+  int iterations = 0;
+  std::optional<copy_bandwidth> copy;
+  std::deque<case_record> cases;  // a deque: references to a record stay valid while others are added
+};
+
+}  // namespace kbench
