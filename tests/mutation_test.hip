@@ -1,5 +1,11 @@
 // Planted bugs and cheats in rmsnorm v2, each of which kbench must catch with a reason that names it, and
 // correct-but-different variants, which must pass. Runs on a GPU (skipped without one).
+//
+//   caught by the correctness run: skipping the last row, a missing row tail, writing nothing, writing
+//   zeros, writing the input, fp16 accumulation, writing past the end and before the start, changing an
+//   input, computing on the first call only, caching on the input pointer, a kernel tuned for one shape,
+//   a failing launch, a reference that leaves elements unwritten, a tolerance that accepts all zeros;
+//   caught by the timing: work moved to another stream, an implausible speedup.
 #include <kbench/runner.hpp>
 
 #include <atomic>
@@ -105,6 +111,40 @@ void invalid_launch(const __half* x, const __half* w, __half* y, std::int64_t ro
   hipLaunchKernelGGL(rmsnorm_v1::rmsnorm_kernel, dim3(static_cast<unsigned int>(rows)), dim3(4096), 0, s, x, w, y, cols, eps);
 }
 
+// Works only for the shape it was tuned on: the row stride is hard-coded to 8192.
+void hard_coded_shape(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t, hipStream_t s) {
+  rmsnorm_v2::launch<__half>(x, w, y, rows, 8192, eps, s);
+}
+
+// Caches its result keyed on the input pointer: computes once into a private buffer, then copies it out
+// for as long as the pointer stays the same, whatever the input now holds.
+struct pointer_cache_state {
+  const void* key = nullptr;
+  kbench::device_allocation saved;
+} pointer_cache;
+void cache_by_pointer(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  const std::size_t bytes = static_cast<std::size_t>(rows * cols) * sizeof(__half);
+  if (pointer_cache.key != x || pointer_cache.saved.bytes() != bytes) {
+    pointer_cache.saved = kbench::device_allocation(bytes);
+    correct(x, w, static_cast<__half*>(pointer_cache.saved.data()), rows, cols, s);
+    pointer_cache.key = x;
+  }
+  KBENCH_HIP_CHECK(hipMemcpyAsync(y, pointer_cache.saved.data(), bytes, hipMemcpyDeviceToDevice, s));
+}
+
+// Does the work on a stream of its own and returns: the timed stream sees nothing.
+void other_stream(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t) {
+  static kbench::stream side;
+  correct(x, w, y, rows, cols, side.get());
+}
+
+// A reference made slow on purpose (a 2 ms spin first): the speedup it yields is implausible.
+void slowed_reference(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  static const kbench::spinner spin(s);
+  spin.enqueue(s, 2e-3);
+  correct(x, w, y, rows, cols, s);
+}
+
 // Correct but different: another summation order (each thread sums its elements backwards, one wave-level
 // reduction less) must pass the same tolerance.
 __global__ void backwards_kernel(const __half* x, const __half* w, __half* y, std::int64_t cols) {
@@ -146,6 +186,13 @@ void half_accumulation_case(kbench::kernel_case& c) { declare<half_accumulation>
 void no_tail_case(kbench::kernel_case& c) { declare<no_tail>(c); }
 void invalid_launch_case(kbench::kernel_case& c) { declare<invalid_launch>(c); }
 void reference_skips_row_case(kbench::kernel_case& c) { declare<correct, skip_last_row>(c); }
+void hard_coded_shape_case(kbench::kernel_case& c) { declare<hard_coded_shape>(c); }
+void cache_by_pointer_case(kbench::kernel_case& c) { declare<cache_by_pointer>(c); }
+void other_stream_case(kbench::kernel_case& c) {
+  declare<other_stream>(c);
+  c.bytes_moved(4.0 * c.dim("rows") * c.dim("cols"));
+}
+void slowed_reference_case(kbench::kernel_case& c) { declare<correct, slowed_reference>(c); }
 void all_zero_tolerance_case(kbench::kernel_case& c) {
   declare<correct>(c);
   c.tolerance(kbench::tol::absolute{100.0});  // wider than any output: accepts all zeros
@@ -153,10 +200,29 @@ void all_zero_tolerance_case(kbench::kernel_case& c) {
 
 const kbench::shape odd{{"rows", 37}, {"cols", 1531}};
 const kbench::shape wide{{"rows", 64}, {"cols", 8192}};
+const kbench::shape large{{"rows", 8192}, {"cols", 8192}};
+
+const kbench::case_registration& registration(kbench::case_function f) {
+  static std::deque<kbench::case_registration> keep;  // registrations outlive the runs
+  return keep.emplace_back("mutant", f, __FILE__, __LINE__);
+}
 
 kbench::seed_result check(kbench::case_function f, const kbench::shape& s, std::uint64_t seed = 0x5EED) {
-  static std::deque<kbench::case_registration> keep;  // registrations outlive the runs
-  return kbench::check_case(keep.emplace_back("mutant", f, __FILE__, __LINE__), s, seed);
+  return kbench::check_case(registration(f), s, seed);
+}
+
+// The perf procedure with a short sampling budget.
+kbench::perf_outcome time(kbench::case_function f, const kbench::shape& s) {
+  const char* argv[] = {"mutation_test", "perf", "--max-time", "0.5"};
+  return kbench::measure_case(registration(f), s, kbench::parse_options(4, argv), 0x7157);
+}
+
+std::string flags_of(const kbench::perf_outcome& o) {
+  std::string all;
+  if (o.timing) {
+    for (const std::string& f : o.timing->flags) all += f + "\n";
+  }
+  return all;
 }
 
 std::string everything(const kbench::seed_result& r) {
@@ -223,6 +289,34 @@ TEST_CASE("a launch that fails is an error naming the launch", "[mutation]") {
 
 TEST_CASE("a reference that leaves elements unwritten is reported", "[mutation]") {
   require_caught(reference_skips_row_case, odd, "the reference left 1531 of 56647 elements of output 'y' unwritten");
+}
+
+TEST_CASE("a kernel tuned for one shape is caught at another", "[mutation]") {
+  CHECK(check(hard_coded_shape_case, wide).passed());
+  require_caught(hard_coded_shape_case, odd, "mismatch");
+}
+
+TEST_CASE("a result cached on the input pointer is caught when the input changes", "[mutation]") {
+  CHECK(check(cache_by_pointer_case, odd, 1).passed());  // the first run computes
+  require_caught(cache_by_pointer_case, odd, "mismatch, 0 allowed");
+}
+
+TEST_CASE("work moved to another stream passes correctness but its timing is flagged", "[mutation][perf]") {
+  CHECK(check(other_stream_case, large).passed());
+  const kbench::perf_outcome o = time(other_stream_case, large);
+  INFO(flags_of(o));
+  CHECK_FALSE(o.passed());
+  CHECK(flags_of(o).find("the device stayed busy") != std::string::npos);
+}
+
+TEST_CASE("an implausible speedup is flagged; an honest one is not", "[mutation][perf]") {
+  const kbench::perf_outcome slowed = time(slowed_reference_case, odd);
+  INFO(flags_of(slowed));
+  CHECK_FALSE(slowed.passed());
+  CHECK(flags_of(slowed).find("implausible speedup") != std::string::npos);
+  const kbench::perf_outcome honest = time(correct_case, large);
+  INFO(flags_of(honest));
+  CHECK(honest.passed());
 }
 
 TEST_CASE("a tolerance that accepts all zeros is a broken test", "[mutation]") {

@@ -356,6 +356,58 @@ inline std::string percent(std::size_t part, std::size_t whole) {
   return s + ")";
 }
 
+// From the counts of an element loop (host or device) and its sums over the finite pairs: the cosine
+// similarity, the relative L2 error, the reasons to fail and the verdict.
+inline void finish_comparison(comparison& r, const tolerance& tol, const std::vector<std::size_t>& shape, double dot,
+                              double norm_a, double norm_e, double norm_diff) {
+  // Aggregates over the finite pairs. Two zero vectors are identical (cosine 1); one zero vector
+  // against a non-zero one has no direction in common (cosine 0).
+  if (norm_a == 0.0 && norm_e == 0.0) {
+    r.cosine_similarity = 1.0;
+  } else if (norm_a == 0.0 || norm_e == 0.0) {
+    r.cosine_similarity = 0.0;
+  } else {
+    r.cosine_similarity = dot / (std::sqrt(norm_a) * std::sqrt(norm_e));
+  }
+  if (norm_e == 0.0) {
+    r.relative_l2_error = norm_diff == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
+  } else {
+    r.relative_l2_error = std::sqrt(norm_diff) / std::sqrt(norm_e);
+  }
+  r.allowed_mismatches = static_cast<std::size_t>(std::floor(tol.max_mismatch_fraction * static_cast<double>(r.size)));
+
+  if (r.nan_in_expected > 0 && !tol.equal_nan) {
+    r.reasons.push_back("the reference holds " + std::to_string(r.nan_in_expected) + " NaN (first at " +
+                        format_index(r.first_nan_in_expected, shape) +
+                        "): fix the reference, or add tol::equal_nan if NaN is the expected result");
+  }
+  if (r.never_written > 0) {
+    r.reasons.push_back(std::to_string(r.never_written) + " of " + std::to_string(r.size) + " elements (" +
+                        detail::percent(r.never_written, r.size) + ") were never written (first at " +
+                        format_index(r.first_never_written, shape) + ")");
+  }
+  if (r.nonfinite_mismatches > r.never_written) {
+    r.reasons.push_back(std::to_string(r.nonfinite_mismatches) + " elements are NaN or Inf where the other side " +
+                        "differs (first at " + format_index(r.first_nonfinite_mismatch, shape) + ")");
+  }
+  if (r.mismatches > r.allowed_mismatches) {
+    r.reasons.push_back(std::to_string(r.mismatches) + " of " + std::to_string(r.size) + " elements (" +
+                        detail::percent(r.mismatches, r.size) + ") mismatch, " +
+                        std::to_string(r.allowed_mismatches) + " allowed; worst abs error " +
+                        detail::format_number(r.max_abs_error) + " at " + format_index(r.max_abs_index, shape));
+  }
+  if (tol.min_cosine && !(r.cosine_similarity >= *tol.min_cosine)) {
+    r.reasons.push_back("cosine similarity " + detail::format_number(r.cosine_similarity) + " < " +
+                        detail::format_number(*tol.min_cosine));
+  }
+  if (tol.max_relative_l2 && !(r.relative_l2_error <= *tol.max_relative_l2)) {
+    r.reasons.push_back("relative L2 error " + detail::format_number(r.relative_l2_error) + " > " +
+                        detail::format_number(*tol.max_relative_l2));
+  }
+  // NaN/Inf mismatches and unwritten elements always have a reason above: no allowance covers them.
+  r.passed = r.reasons.empty();
+}
+
 // Compares `actual` with `expected` under `tol`. `expected` has the dtype of `actual`, or is fp64 (a
 // host reference). Bad input (size mismatch, empty arrays, missing data, an unusable tolerance) fails the
 // comparison with a reason; it never passes.
@@ -404,54 +456,7 @@ inline std::string percent(std::size_t part, std::size_t whole) {
   r.first_mismatches = p.first_mismatches;
   const double dot = p.dot, norm_a = p.norm_a, norm_e = p.norm_e, norm_diff = p.norm_diff;
 
-  // Aggregates over the finite pairs. Two zero vectors are identical (cosine 1); one zero vector
-  // against a non-zero one has no direction in common (cosine 0).
-  if (norm_a == 0.0 && norm_e == 0.0) {
-    r.cosine_similarity = 1.0;
-  } else if (norm_a == 0.0 || norm_e == 0.0) {
-    r.cosine_similarity = 0.0;
-  } else {
-    r.cosine_similarity = dot / (std::sqrt(norm_a) * std::sqrt(norm_e));
-  }
-  if (norm_e == 0.0) {
-    r.relative_l2_error = norm_diff == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
-  } else {
-    r.relative_l2_error = std::sqrt(norm_diff) / std::sqrt(norm_e);
-  }
-  r.allowed_mismatches =
-      static_cast<std::size_t>(std::floor(tol.max_mismatch_fraction * static_cast<double>(actual.size)));
-
-  const std::vector<std::size_t>& shape = actual.extents;
-  if (r.nan_in_expected > 0 && !tol.equal_nan) {
-    r.reasons.push_back("the reference holds " + std::to_string(r.nan_in_expected) + " NaN (first at " +
-                        format_index(r.first_nan_in_expected, shape) +
-                        "): fix the reference, or add tol::equal_nan if NaN is the expected result");
-  }
-  if (r.never_written > 0) {
-    r.reasons.push_back(std::to_string(r.never_written) + " of " + std::to_string(r.size) + " elements (" +
-                        detail::percent(r.never_written, r.size) + ") were never written (first at " +
-                        format_index(r.first_never_written, shape) + ")");
-  }
-  if (r.nonfinite_mismatches > r.never_written) {
-    r.reasons.push_back(std::to_string(r.nonfinite_mismatches) + " elements are NaN or Inf where the other side " +
-                        "differs (first at " + format_index(r.first_nonfinite_mismatch, shape) + ")");
-  }
-  if (r.mismatches > r.allowed_mismatches) {
-    r.reasons.push_back(std::to_string(r.mismatches) + " of " + std::to_string(r.size) + " elements (" +
-                        detail::percent(r.mismatches, r.size) + ") mismatch, " +
-                        std::to_string(r.allowed_mismatches) + " allowed; worst abs error " +
-                        detail::format_number(r.max_abs_error) + " at " + format_index(r.max_abs_index, shape));
-  }
-  if (tol.min_cosine && !(r.cosine_similarity >= *tol.min_cosine)) {
-    r.reasons.push_back("cosine similarity " + detail::format_number(r.cosine_similarity) + " < " +
-                        detail::format_number(*tol.min_cosine));
-  }
-  if (tol.max_relative_l2 && !(r.relative_l2_error <= *tol.max_relative_l2)) {
-    r.reasons.push_back("relative L2 error " + detail::format_number(r.relative_l2_error) + " > " +
-                        detail::format_number(*tol.max_relative_l2));
-  }
-  // NaN/Inf mismatches and unwritten elements always have a reason above: no allowance covers them.
-  r.passed = r.reasons.empty();
+  finish_comparison(r, tol, actual.extents, dot, norm_a, norm_e, norm_diff);
   return r;
 }
 

@@ -27,6 +27,7 @@
 #include "comparison.hpp"
 #include "compare.hpp"
 #include "device_buffer.hpp"
+#include "device_compare.hpp"
 #include "integrity.hpp"
 #include "measure.hpp"
 #include "options.hpp"
@@ -124,6 +125,76 @@ struct host_array {
 
 inline constexpr std::uint64_t host_reference_sentinel = 0x7FF4BADB7FF4BADBull;  // a NaN no arithmetic makes
 
+// How far the teeth probe moves an element with expected value e: well beyond every element rule (8x
+// its bound), at least a quarter of the value plus one so rounding to the dtype cannot undo it; with only
+// aggregate rules, far enough to outweigh the whole output (`aggregate`).
+__host__ __device__ inline double perturbation(double e, const element_rule* rules, int rule_count, int mantissa_bits,
+                                               double aggregate) {
+  double delta = rule_count == 0 ? aggregate : 0.0;
+  for (int k = 0; k < rule_count; ++k) {
+    double bound = rules[k].atol + rules[k].rtol * fabs(e);
+    if (rules[k].rule == element_rule::kind::ulp) {
+      bound = ldexp(fabs(e) + 1.0, -mantissa_bits) * static_cast<double>(rules[k].max_ulps + 1);
+    }
+    delta = fmax(delta, 8.0 * bound);
+  }
+  return fmax(delta, fabs(e) * 0.25 + 1.0);
+}
+
+template <class T>
+__device__ inline double element_value(T v) {
+  if constexpr (std::is_same_v<T, double> || std::is_integral_v<T>) {
+    return static_cast<double>(v);
+  } else {
+    return static_cast<double>(to_float(v));
+  }
+}
+
+// The device version of perturbed_probe(): `count` evenly spaced elements of `data` moved in place.
+template <class T, int MaxRules = 4>
+__global__ void perturb_kernel(T* data, std::size_t size, std::size_t count, element_rule r0, element_rule r1,
+                               element_rule r2, element_rule r3, int rule_count, int mantissa_bits, double aggregate) {
+  const element_rule rules[MaxRules] = {r0, r1, r2, r3};
+  for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < count;
+       k += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::size_t i = static_cast<std::size_t>(static_cast<double>(k) * static_cast<double>(size) / static_cast<double>(count));
+    const double e = element_value(data[i]);
+    const double delta = perturbation(e, rules, rule_count, mantissa_bits, aggregate);
+    T moved = sample_cast<T>(e + delta);
+    if (!isfinite(element_value(moved))) moved = sample_cast<T>(e - delta);
+    data[i] = moved;
+  }
+}
+
+inline void perturb_on_device(void* data, dtype t, std::size_t size, std::size_t count, const tolerance& tol,
+                              double aggregate, hipStream_t stream) {
+  element_rule r[4] = {};
+  const int n = static_cast<int>(std::min<std::size_t>(tol.element_rules.size(), 4));
+  for (int k = 0; k < n; ++k) r[k] = tol.element_rules[static_cast<std::size_t>(k)];
+  const int mantissa = info(t).mantissa_bits;
+  auto launch = [&](auto zero) {
+    using T = decltype(zero);
+    hipLaunchKernelGGL(perturb_kernel<T>, dim3(256), dim3(256), 0, stream, static_cast<T*>(data), size, count, r[0], r[1],
+                       r[2], r[3], n, mantissa, aggregate);
+    KBENCH_HIP_CHECK_LAUNCH();
+  };
+  switch (t) {
+    case dtype::f64: launch(double{}); break;
+    case dtype::f32: launch(float{}); break;
+    case dtype::f16: launch(fp16_t{}); break;
+    case dtype::bf16: launch(bf16_t{}); break;
+    case dtype::f8e4m3: launch(fp8_e4m3{}); break;
+    case dtype::i8: launch(std::int8_t{}); break;
+    case dtype::u8: launch(std::uint8_t{}); break;
+    case dtype::i16: launch(std::int16_t{}); break;
+    case dtype::u16: launch(std::uint16_t{}); break;
+    case dtype::i32: launch(std::int32_t{}); break;
+    case dtype::u32: launch(std::uint32_t{}); break;
+    case dtype::i64: launch(std::int64_t{}); break;
+    case dtype::u64: launch(std::uint64_t{}); break;
+  }
+}
+
 // Expected values perturbed "well beyond" the tolerance at just more elements than it lets mismatch.
 inline host_array perturbed_probe(const host_array& expected, dtype out_type, std::size_t size, const tolerance& tol,
                                   std::size_t allowed) {
@@ -144,16 +215,12 @@ inline host_array perturbed_probe(const host_array& expected, dtype out_type, st
     }
   }
   const std::size_t count = std::min(size, allowed + 1);
+  const double aggregate = 2.0 * std::sqrt(norm) + 1.0;
   for (std::size_t k = 0; k < count; ++k) {
-    const std::size_t i = k * size / count;
+    const auto i = static_cast<std::size_t>(static_cast<double>(k) * static_cast<double>(size) / static_cast<double>(count));
     const double e = load_as_double(probe.bytes.data(), out_type, i);
-    double delta = tol.element_rules.empty() ? 2.0 * std::sqrt(norm) + 1.0 : 0.0;
-    for (const element_rule& rule : tol.element_rules) {
-      double bound = rule.atol + rule.rtol * std::fabs(e);
-      if (rule.rule == element_rule::kind::ulp) bound = std::ldexp(std::fabs(e) + 1.0, -info(out_type).mantissa_bits) * static_cast<double>(rule.max_ulps + 1);
-      delta = std::max(delta, 8.0 * bound);
-    }
-    delta = std::max(delta, std::fabs(e) * 0.25 + 1.0);  // at least a quarter of the value: never rounds away
+    const double delta = perturbation(e, tol.element_rules.data(), static_cast<int>(tol.element_rules.size()),
+                                      info(out_type).mantissa_bits, aggregate);
     store_from_double(probe.bytes.data(), out_type, i, e + delta);
     if (!std::isfinite(load_as_double(probe.bytes.data(), out_type, i))) {
       store_from_double(probe.bytes.data(), out_type, i, e - delta);
@@ -175,7 +242,7 @@ class case_instance {
       if (slot->role == buffer_role::input) {
         inputs_.push_back({slot, checked_input(bytes), id});
       } else {
-        outputs_.push_back({slot, guarded_output(bytes), guarded_output(bytes), {}, {},
+        outputs_.push_back({slot, guarded_output(bytes), guarded_output(bytes), {}, false, {},
                             device_allocation(slot->role == buffer_role::inout ? bytes : 0), id});
       }
     }
@@ -197,11 +264,20 @@ class case_instance {
     if (probe_teeth) check_teeth(r.problems);
     run_side(case_.optimized_launch(), side::optimized, r.problems);
     for (output_memory& out : outputs_) {
-      out.actual = copy_to_host(out.optimized.data(), out.slot->type, out.slot->size);
-      const array_view actual = out.actual.view(out.slot->size, out.slot->extents);
-      const array_view expected = out.expected.view(out.slot->size, out.slot->extents);
-      r.outputs.push_back({out.slot->name, out.slot->type, out.slot->extents,
-                           compare(actual, expected, case_.tolerance_of(*out.slot))});
+      const buffer_slot& slot = *out.slot;
+      const tolerance tol = case_.tolerance_of(slot);
+      if (compared_on_device(out)) {
+        device_comparison d = compare_on_device(out.optimized.data(), out.reference.data(), slot.type, slot.size,
+                                                slot.extents, tol, stream_.get());
+        if (d.clean) {
+          r.outputs.push_back({slot.name, slot.type, slot.extents, std::move(d.result)});
+          continue;
+        }
+      }
+      // Small outputs, host references, and anything the device found: the host engine, with its table.
+      out.actual = copy_to_host(out.optimized.data(), slot.type, slot.size);
+      r.outputs.push_back({slot.name, slot.type, slot.extents,
+                           compare(out.actual.view(slot.size, slot.extents), expected_on_host(out).view(slot.size, slot.extents), tol)});
     }
     return r;
   }
@@ -347,13 +423,29 @@ class case_instance {
     buffer_slot* slot;
     guarded_output reference;
     guarded_output optimized;
-    host_array expected;
+    host_array expected;        // valid when expected_on_host
+    bool expected_on_host = false;
     host_array actual;
     device_allocation initial;  // in-place buffers: the drawn values every run starts from
     std::size_t stream_id;
     guarded_output& memory(side target) { return target == side::optimized ? optimized : reference; }
     [[nodiscard]] bool in_place() const { return slot->role == buffer_role::inout; }
   };
+
+  // Outputs of a device reference with at least this many elements are compared on the GPU.
+  static constexpr std::size_t device_compare_threshold = std::size_t{1} << 20;
+  [[nodiscard]] bool compared_on_device(const output_memory& out) const {
+    return has_device_reference() && out.slot->size >= device_compare_threshold;
+  }
+
+  // The reference's values on the host, copied on first need.
+  const host_array& expected_on_host(output_memory& out) {
+    if (!out.expected_on_host) {
+      out.expected = copy_to_host(out.reference.data(), out.slot->type, out.slot->size);
+      out.expected_on_host = true;
+    }
+    return out.expected;
+  }
 
   // Flags results that are implausible, dishonest-looking, or short of what the case requires.
   static void judge(timing_result& t, const gpu_info& g, double copy_bytes_per_second) {
@@ -481,29 +573,29 @@ class case_instance {
 
   void run_device_reference(std::vector<std::string>& problems) {
     run_side(case_.device_reference(), side::reference, problems);
-    for (output_memory& out : outputs_) {
-      out.expected = copy_to_host(out.reference.data(), out.slot->type, out.slot->size);
-    }
+    for (output_memory& out : outputs_) out.expected_on_host = false;
     // Floats are poisoned with a NaN no arithmetic produces, so a poisoned element is an unwritten one.
     // An integer poison is a plausible value: confirm with a second run under another poison, since an
     // element the reference never writes holds each poison in turn.
     std::vector<std::size_t> suspects(outputs_.size(), 0);
     bool integer_suspects = false;
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
-      const output_memory& out = outputs_[k];
+      output_memory& out = outputs_[k];
       if (out.in_place()) continue;  // starts from the drawn values, not from poison
-      suspects[k] = count_poison(out.expected.bytes.data(), out.slot->type, out.slot->size);
+      suspects[k] = compared_on_device(out) ? count_poison_on_device(out.reference.data(), out.slot->type, out.slot->size, stream_.get())
+                                            : count_poison(expected_on_host(out).bytes.data(), out.slot->type, out.slot->size);
       integer_suspects = integer_suspects || (suspects[k] && !info(out.slot->type).is_float);
     }
     if (integer_suspects) {
       for (output_memory& out : outputs_) {
+        if (!info(out.slot->type).is_float) expected_on_host(out);  // the first run's values
         KBENCH_HIP_CHECK(hipMemsetAsync(out.reference.data(), 0x5A, out.reference.bytes(), stream_.get()));
       }
       restore_in_place(side::reference);
       launch_bound(case_.device_reference(), side::reference);
       KBENCH_HIP_CHECK(hipDeviceSynchronize());
       for (std::size_t k = 0; k < outputs_.size(); ++k) {
-        const output_memory& out = outputs_[k];
+        output_memory& out = outputs_[k];
         if (info(out.slot->type).is_float || suspects[k] == 0) continue;
         const host_array second = copy_to_host(out.reference.data(), out.slot->type, out.slot->size);
         const std::size_t width = info(out.slot->type).size;
@@ -514,6 +606,15 @@ class case_instance {
             unwritten = unwritten && out.expected.bytes[b] == 0xA5 && second.bytes[b] == 0x5A;
           }
           suspects[k] += unwritten;
+        }
+      }
+      // The device copies now hold the second run: put the first run's values back.
+      for (output_memory& out : outputs_) {
+        if (out.expected_on_host) {
+          KBENCH_HIP_CHECK(hipMemcpy(out.reference.data(), out.expected.bytes.data(), out.expected.bytes.size(),
+                                     hipMemcpyHostToDevice));
+        } else {
+          out.expected_on_host = false;
         }
       }
     }
@@ -569,6 +670,7 @@ class case_instance {
       out.expected.type = dtype::f64;
       out.expected.bytes.resize(out_values[k].size() * sizeof(double));
       std::memcpy(out.expected.bytes.data(), out_values[k].data(), out.expected.bytes.size());
+      out.expected_on_host = true;
     }
     for (input_memory& in : inputs_) {
       std::size_t first = 0;
@@ -578,30 +680,52 @@ class case_instance {
     }
   }
 
-  // A test that cannot fail is an error: the tolerance must reject what a broken kernel would leave.
+  // A test that cannot fail is an error: the tolerance must reject what a broken kernel would leave: an
+  // unwritten output, an all-zero one, the reference perturbed beyond tolerance and, for an in-place
+  // buffer, the values as drawn.
   void check_teeth(std::vector<std::string>& problems) {
     for (output_memory& out : outputs_) {
       const buffer_slot& slot = *out.slot;
       const tolerance tol = case_.tolerance_of(slot);
-      const array_view expected = out.expected.view(slot.size, slot.extents);
-      const std::size_t bytes = slot.size * info(slot.type).size;
-      compare_options quiet;
-      quiet.mismatches_to_keep = 0;
-
-      host_array probe{slot.type, std::vector<unsigned char>(bytes)};
-      const std::uint32_t word = poison_word(slot.type);
-      for (std::size_t i = 0; i < bytes; ++i) probe.bytes[i] = static_cast<unsigned char>(word >> (8 * (i % 4)));
-      auto accepts = [&](const host_array& p) { return compare(p.view(slot.size, slot.extents), expected, tol, quiet).passed; };
-      std::vector<std::string> accepted;
-      if (accepts(probe)) accepted.push_back("an output the kernel never wrote");
-      std::fill(probe.bytes.begin(), probe.bytes.end(), 0);
-      if (accepts(probe)) accepted.push_back("an all-zero output");
       const std::size_t allowed = static_cast<std::size_t>(std::floor(tol.max_mismatch_fraction * static_cast<double>(slot.size)));
-      if (accepts(perturbed_probe(out.expected, slot.type, slot.size, tol, allowed))) {
-        accepted.push_back("the reference perturbed well beyond tolerance");
-      }
-      if (out.in_place() && accepts(copy_to_host(out.initial.data(), slot.type, slot.size))) {
-        accepted.push_back("the buffer as drawn, i.e. a kernel that did nothing");
+      const std::uint32_t word = poison_word(slot.type);
+      std::vector<std::string> accepted;
+      if (compared_on_device(out)) {
+        auto accepts = [&](const void* actual, std::uint64_t constant, double* norm = nullptr) {
+          const device_comparison d = compare_on_device(actual, out.reference.data(), slot.type, slot.size, slot.extents,
+                                                        tol, stream_.get(), constant);
+          if (norm) *norm = d.expected_norm;
+          return d.result.passed;
+        };
+        double norm = 0.0;
+        if (accepts(nullptr, (std::uint64_t{word} << 32) | word)) accepted.push_back("an output the kernel never wrote");
+        if (accepts(nullptr, 0, &norm)) accepted.push_back("an all-zero output");
+        // The optimized buffer is scratch until the optimized run poisons it.
+        KBENCH_HIP_CHECK(hipMemcpyAsync(out.optimized.data(), out.reference.data(), out.reference.bytes(),
+                                        hipMemcpyDeviceToDevice, stream_.get()));
+        perturb_on_device(out.optimized.data(), slot.type, slot.size, std::min(slot.size, allowed + 1), tol,
+                          2.0 * norm + 1.0, stream_.get());
+        if (accepts(out.optimized.data(), 0)) accepted.push_back("the reference perturbed well beyond tolerance");
+        if (out.in_place() && accepts(out.initial.data(), 0)) {
+          accepted.push_back("the buffer as drawn, i.e. a kernel that did nothing");
+        }
+      } else {
+        const host_array& expected_values = expected_on_host(out);
+        const array_view expected = expected_values.view(slot.size, slot.extents);
+        compare_options quiet;
+        quiet.mismatches_to_keep = 0;
+        auto accepts = [&](const host_array& p) { return compare(p.view(slot.size, slot.extents), expected, tol, quiet).passed; };
+        host_array probe{slot.type, std::vector<unsigned char>(slot.size * info(slot.type).size)};
+        for (std::size_t i = 0; i < probe.bytes.size(); ++i) probe.bytes[i] = static_cast<unsigned char>(word >> (8 * (i % 4)));
+        if (accepts(probe)) accepted.push_back("an output the kernel never wrote");
+        std::fill(probe.bytes.begin(), probe.bytes.end(), 0);
+        if (accepts(probe)) accepted.push_back("an all-zero output");
+        if (accepts(perturbed_probe(expected_values, slot.type, slot.size, tol, allowed))) {
+          accepted.push_back("the reference perturbed well beyond tolerance");
+        }
+        if (out.in_place() && accepts(copy_to_host(out.initial.data(), slot.type, slot.size))) {
+          accepted.push_back("the buffer as drawn, i.e. a kernel that did nothing");
+        }
       }
       for (const std::string& a : accepted) {
         problems.push_back(fmt::format("broken test: tolerance '{}' of output '{}' accepts {}; this test cannot fail",
@@ -625,6 +749,32 @@ class case_instance {
                                             std::uint64_t seed) {
   detail::case_instance instance(registration, s);
   return instance.check(seed, true);
+}
+
+// What `<program> perf` does for one case at one shape, for tools and tests that drive kbench from their
+// own code: a correctness run, the timing, and a second correctness run with another seed. The timing is
+// absent when the first run fails (a wrong kernel is never timed).
+struct perf_outcome {
+  seed_result before;
+  std::optional<timing_result> timing;
+  std::optional<seed_result> after;
+  [[nodiscard]] bool passed() const {
+    return before.passed() && timing && timing->flags.empty() && after && after->passed();
+  }
+};
+
+[[nodiscard]] inline perf_outcome measure_case(const case_registration& registration, const kbench::shape& s,
+                                               const run_options& options, std::uint64_t seed) {
+  const gpu_info& g = gpu(options.device);
+  if (!g.usable) throw error(g.reason);
+  const double copy = measure_copy_bandwidth().bytes_per_second;
+  detail::case_instance instance(registration, s);
+  perf_outcome outcome;
+  outcome.before = instance.check(seed, true);
+  if (!outcome.before.passed()) return outcome;
+  outcome.timing = instance.measure(options, g, copy);
+  outcome.after = instance.check(seed ^ 0x9E3779B97F4A7C15ull, false);
+  return outcome;
 }
 
 // The registered case called `name`; usage_error if there is none.

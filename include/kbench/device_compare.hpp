@@ -1,0 +1,308 @@
+// kbench/device_compare.hpp: the comparison engine's element loop on the GPU, for large outputs compared
+// with a device reference. Each block reduces its elements to one partial summary; only the partials
+// come back to the host, which merges them in block order (deterministic for a given grid). The result
+// matches comparison.hpp's host loop: the same counts, first indices and maxima (ties to the smallest
+// index); sums agree to rounding.
+//
+// The device result is used when the output is clean (no mismatch, NaN, Inf or unwritten element); any
+// finding is re-derived on the host, whose report lists the first mismatches.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "comparison.hpp"
+#include "device_buffer.hpp"
+#include "hip_check.hpp"
+#include "platform.hpp"
+
+namespace kbench {
+namespace detail {
+
+struct device_partial {
+  unsigned long long mismatches, never_written, nonfinite, nan_expected, nan_actual, finite_pairs;
+  unsigned long long first_never_written, first_nonfinite, first_nan_expected;
+  unsigned long long max_abs_index, max_rel_index;
+  double max_abs, max_rel, dot, norm_a, norm_e, norm_diff;
+};
+
+inline constexpr int max_device_rules = 4;
+
+struct device_rules {
+  int count;
+  element_rule::kind kind[max_device_rules];
+  double atol[max_device_rules];
+  double rtol[max_device_rules];
+  unsigned long long max_ulps[max_device_rules];
+  bool equal_nan;
+};
+
+constexpr unsigned long long no_index = ~0ull;
+
+__host__ __device__ inline void merge_partial(device_partial& into, const device_partial& o) {
+  into.mismatches += o.mismatches;
+  into.never_written += o.never_written;
+  into.nonfinite += o.nonfinite;
+  into.nan_expected += o.nan_expected;
+  into.nan_actual += o.nan_actual;
+  into.finite_pairs += o.finite_pairs;
+  into.first_never_written = o.first_never_written < into.first_never_written ? o.first_never_written : into.first_never_written;
+  into.first_nonfinite = o.first_nonfinite < into.first_nonfinite ? o.first_nonfinite : into.first_nonfinite;
+  into.first_nan_expected = o.first_nan_expected < into.first_nan_expected ? o.first_nan_expected : into.first_nan_expected;
+  if (o.max_abs > into.max_abs || (o.max_abs == into.max_abs && o.max_abs_index < into.max_abs_index)) {
+    into.max_abs = o.max_abs, into.max_abs_index = o.max_abs_index;
+  }
+  if (o.max_rel > into.max_rel || (o.max_rel == into.max_rel && o.max_rel_index < into.max_rel_index)) {
+    into.max_rel = o.max_rel, into.max_rel_index = o.max_rel_index;
+  }
+  into.dot += o.dot, into.norm_a += o.norm_a, into.norm_e += o.norm_e, into.norm_diff += o.norm_diff;
+}
+
+__host__ __device__ inline device_partial empty_partial() {
+  device_partial p{};
+  p.first_never_written = p.first_nonfinite = p.first_nan_expected = no_index;
+  p.max_abs_index = p.max_rel_index = no_index;
+  return p;
+}
+
+// Device element readers, as comparison.hpp's: the storage word and its value as double.
+template <class Word, dtype T>
+struct device_reader {
+  using storage = Word;
+  static constexpr bool is_float = T == dtype::f64 || T == dtype::f32 || T == dtype::f16 || T == dtype::bf16 ||
+                                   T == dtype::f8e4m3;
+  __device__ static double value(Word w) {
+    if constexpr (T == dtype::f64) {
+      return __longlong_as_double(static_cast<long long>(w));
+    } else if constexpr (T == dtype::f32) {
+      return static_cast<double>(__uint_as_float(w));
+    } else if constexpr (T == dtype::f16) {
+      // Through the fp32 encoding, exactly: no platform half intrinsic needed.
+      const unsigned int sign = (static_cast<unsigned int>(w) & 0x8000u) << 16;
+      const unsigned int e = (w >> 10) & 0x1Fu, m = w & 0x3FFu;
+      if (e == 0) return (sign ? -1.0 : 1.0) * static_cast<double>(m) * 5.9604644775390625e-08;  // m * 2^-24
+      if (e == 31) return static_cast<double>(__uint_as_float(sign | 0x7F800000u | (m << 13)));
+      return static_cast<double>(__uint_as_float(sign | ((e + 112u) << 23) | (m << 13)));
+    } else if constexpr (T == dtype::bf16) {
+      return static_cast<double>(__uint_as_float(static_cast<unsigned int>(w) << 16));
+    } else if constexpr (T == dtype::f8e4m3) {
+      return static_cast<double>(fp8_e4m3_to_float(w));
+    } else {
+      return static_cast<double>(w);
+    }
+  }
+  __device__ static unsigned long long ulps(Word a, Word b) {
+    constexpr unsigned long long sign = 1ull << (8 * sizeof(Word) - 1);
+    const unsigned long long ua = static_cast<unsigned long long>(a) & ((sign << 1) - 1);
+    const unsigned long long ub = static_cast<unsigned long long>(b) & ((sign << 1) - 1);
+    const unsigned long long ma = ua & ~sign, mb = ub & ~sign;
+    const bool na = (ua & sign) && ma != 0, nb = (ub & sign) && mb != 0;
+    if (na == nb) return ma > mb ? ma - mb : mb - ma;
+    return ma + mb;
+  }
+};
+
+// actual[i] is `constant` when `actual` is null (the teeth probes: an unwritten or an all-zero output).
+template <class R>
+__global__ void __launch_bounds__(256) compare_kernel(const typename R::storage* actual, const typename R::storage* expected,
+                                                      std::size_t n, typename R::storage constant,
+                                                      typename R::storage poison, bool detect_poison,
+                                                      device_rules rules, device_partial* partials) {
+  using S = typename R::storage;
+  device_partial p = empty_partial();
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const S sa = actual ? actual[i] : constant;
+    const S se = expected[i];
+    const double a = R::value(sa), e = R::value(se);
+    const bool identical = R::is_float ? a == e : sa == se;
+    const bool poisoned = detect_poison && sa == poison && !identical;
+    if (poisoned) {
+      ++p.never_written;
+      p.first_never_written = i < p.first_never_written ? i : p.first_never_written;
+    }
+    bool ok = true;
+    double abs_err, rel_err;
+    if (!isfinite(a) || !isfinite(e)) {
+      const bool nan_a = isnan(a), nan_e = isnan(e);
+      if (nan_e) {
+        ++p.nan_expected;
+        p.first_nan_expected = i < p.first_nan_expected ? i : p.first_nan_expected;
+      }
+      p.nan_actual += nan_a;
+      ok = identical || (nan_a && nan_e && rules.equal_nan);
+      abs_err = rel_err = ok ? 0.0 : __longlong_as_double(0x7FF0000000000000ll);
+      if (!ok) {
+        ++p.nonfinite;
+        p.first_nonfinite = i < p.first_nonfinite ? i : p.first_nonfinite;
+      }
+    } else {
+      unsigned long long int_diff = 0;
+      if constexpr (!R::is_float) int_diff = sa > se ? static_cast<unsigned long long>(sa - se) : static_cast<unsigned long long>(se - sa);
+      abs_err = R::is_float ? fabs(a - e) : static_cast<double>(int_diff);
+      rel_err = abs_err == 0.0 ? 0.0 : (e == 0.0 ? __longlong_as_double(0x7FF0000000000000ll) : abs_err / fabs(e));
+      for (int k = 0; k < rules.count; ++k) {
+        switch (rules.kind[k]) {
+          case element_rule::kind::exact: ok = ok && identical; break;
+          case element_rule::kind::within: ok = ok && abs_err <= rules.atol[k] + rules.rtol[k] * fabs(e); break;
+          case element_rule::kind::ulp:
+            ok = ok && (R::is_float ? R::ulps(sa, se) : int_diff) <= rules.max_ulps[k];
+            break;
+        }
+      }
+      ++p.finite_pairs;
+      p.dot += a * e;
+      p.norm_a += a * a;
+      p.norm_e += e * e;
+      p.norm_diff += (a - e) * (a - e);
+    }
+    if (abs_err > p.max_abs || (abs_err == p.max_abs && i < p.max_abs_index)) p.max_abs = abs_err, p.max_abs_index = i;
+    if (rel_err > p.max_rel || (rel_err == p.max_rel && i < p.max_rel_index)) p.max_rel = rel_err, p.max_rel_index = i;
+    p.mismatches += !ok;
+  }
+  // Thread partials merge in thread order within the block, block partials in block order on the host.
+  __shared__ device_partial shared[256];
+  shared[threadIdx.x] = p;
+  __syncthreads();
+  for (unsigned int stride = 1; stride < blockDim.x; stride *= 2) {
+    if (threadIdx.x % (2 * stride) == 0 && threadIdx.x + stride < blockDim.x) merge_partial(shared[threadIdx.x], shared[threadIdx.x + stride]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partials[blockIdx.x] = shared[0];
+}
+
+template <class R>
+device_partial run_compare(const void* actual, const void* expected, std::size_t n, std::uint64_t constant_bits,
+                           dtype t, const tolerance& tol, bool detect_poison, hipStream_t stream) {
+  using S = typename R::storage;
+  device_rules rules{};
+  rules.count = static_cast<int>(tol.element_rules.size());
+  if (rules.count > max_device_rules) throw usage_error("device comparison supports up to 4 element rules");
+  for (int k = 0; k < rules.count; ++k) {
+    rules.kind[k] = tol.element_rules[static_cast<std::size_t>(k)].rule;
+    rules.atol[k] = tol.element_rules[static_cast<std::size_t>(k)].atol;
+    rules.rtol[k] = tol.element_rules[static_cast<std::size_t>(k)].rtol;
+    rules.max_ulps[k] = tol.element_rules[static_cast<std::size_t>(k)].max_ulps;
+  }
+  rules.equal_nan = tol.equal_nan;
+  const std::uint32_t word = poison_word(t);
+  const std::uint64_t wide = (std::uint64_t{word} << 32) | word;
+  S poison, constant;
+  std::memcpy(&poison, &wide, sizeof poison);
+  std::memcpy(&constant, &constant_bits, sizeof constant);
+  constexpr unsigned int blocks = 1024;  // fixed: the merge order, hence the sums, never change
+  // Allocated once: an allocation per comparison would cost as much as comparing a large output.
+  static const device_buffer<device_partial> partials(blocks);
+  hipLaunchKernelGGL(compare_kernel<R>, dim3(blocks), dim3(256), 0, stream, static_cast<const S*>(actual),
+                     static_cast<const S*>(expected), n, constant, poison, detect_poison, rules, partials.data());
+  KBENCH_HIP_CHECK_LAUNCH();
+  std::vector<device_partial> host(blocks);
+  KBENCH_HIP_CHECK(hipMemcpyAsync(host.data(), partials.data(), partials.bytes(), hipMemcpyDeviceToHost, stream));
+  KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
+  device_partial total = empty_partial();
+  for (const device_partial& p : host) merge_partial(total, p);
+  return total;
+}
+
+}  // namespace detail
+
+// Compares two device arrays of the same dtype (or, with `actual` null, the constant `constant_bits`
+// against the reference). Returns a comparison without its first-mismatches table; `clean` says whether
+// nothing at all was found (no mismatch, never-written element, NaN or Inf), in which case it equals the
+// host engine's result.
+struct device_comparison {
+  comparison result;
+  bool clean = false;
+  double expected_norm = 0.0;  // ||expected||_2 over the finite pairs
+};
+
+[[nodiscard]] inline device_comparison compare_on_device(const void* actual, const void* expected, dtype t,
+                                                         std::size_t size, const std::vector<std::size_t>& extents,
+                                                         const tolerance& tol, hipStream_t stream,
+                                                         std::uint64_t constant_bits = 0) {
+  using namespace detail;
+  validate(tol);
+  device_partial p{};
+  switch (t) {
+    case dtype::f64: p = run_compare<device_reader<unsigned long long, dtype::f64>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
+    case dtype::f32: p = run_compare<device_reader<unsigned int, dtype::f32>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
+    case dtype::f16: p = run_compare<device_reader<unsigned short, dtype::f16>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
+    case dtype::bf16: p = run_compare<device_reader<unsigned short, dtype::bf16>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
+    case dtype::f8e4m3: p = run_compare<device_reader<unsigned char, dtype::f8e4m3>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
+    case dtype::i8: p = run_compare<device_reader<signed char, dtype::i8>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
+    case dtype::u8: p = run_compare<device_reader<unsigned char, dtype::u8>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
+    case dtype::i16: p = run_compare<device_reader<short, dtype::i16>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
+    case dtype::u16: p = run_compare<device_reader<unsigned short, dtype::u16>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
+    case dtype::i32: p = run_compare<device_reader<int, dtype::i32>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
+    case dtype::u32: p = run_compare<device_reader<unsigned int, dtype::u32>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
+    case dtype::i64: p = run_compare<device_reader<long long, dtype::i64>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
+    case dtype::u64: p = run_compare<device_reader<unsigned long long, dtype::u64>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
+  }
+  device_comparison d;
+  comparison& r = d.result;
+  r.applied = tol;
+  r.size = size;
+  r.mismatches = p.mismatches;
+  r.never_written = p.never_written;
+  r.nonfinite_mismatches = p.nonfinite;
+  r.nan_in_expected = p.nan_expected;
+  r.nan_in_actual = p.nan_actual;
+  r.finite_pairs = p.finite_pairs;
+  r.first_never_written = p.never_written ? p.first_never_written : 0;
+  r.first_nonfinite_mismatch = p.nonfinite ? p.first_nonfinite : 0;
+  r.first_nan_in_expected = p.nan_expected ? p.first_nan_expected : 0;
+  r.max_abs_error = p.max_abs;
+  r.max_abs_index = p.max_abs_index == no_index ? 0 : p.max_abs_index;
+  r.max_rel_error = p.max_rel;
+  r.max_rel_index = p.max_rel_index == no_index ? 0 : p.max_rel_index;
+  r.allowed_mismatches = static_cast<std::size_t>(std::floor(tol.max_mismatch_fraction * static_cast<double>(size)));
+  // The aggregates and the verdict: the same code as the host engine's.
+  finish_comparison(r, tol, extents, p.dot, p.norm_a, p.norm_e, p.norm_diff);
+  d.expected_norm = std::sqrt(p.norm_e);
+  d.clean = p.mismatches == 0 && p.never_written == 0 && p.nonfinite == 0 && p.nan_expected == 0 && p.nan_actual == 0;
+  return d;
+}
+
+namespace detail {
+
+template <class Word>
+__global__ void count_words_equal(const Word* data, std::size_t n, Word value, unsigned long long* count) {
+  unsigned long long mine = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    mine += data[i] == value;
+  }
+  if (mine) atomicAdd(count, mine);
+}
+
+}  // namespace detail
+
+// How many of `size` elements at `data` (device memory) hold the poison pattern of `t`.
+[[nodiscard]] inline std::size_t count_poison_on_device(const void* data, dtype t, std::size_t size, hipStream_t stream) {
+  device_buffer<unsigned long long> count(1);
+  KBENCH_HIP_CHECK(hipMemsetAsync(count.data(), 0, sizeof(unsigned long long), stream));
+  const std::uint32_t word = poison_word(t);
+  const std::uint64_t wide = (std::uint64_t{word} << 32) | word;
+  auto launch = [&](auto zero) {
+    using Word = decltype(zero);
+    Word value;
+    std::memcpy(&value, &wide, sizeof value);
+    hipLaunchKernelGGL(detail::count_words_equal<Word>, dim3(1024), dim3(256), 0, stream, static_cast<const Word*>(data),
+                       size, value, count.data());
+    KBENCH_HIP_CHECK_LAUNCH();
+  };
+  switch (info(t).size) {
+    case 1: launch(std::uint8_t{}); break;
+    case 2: launch(std::uint16_t{}); break;
+    case 4: launch(std::uint32_t{}); break;
+    default: launch(std::uint64_t{}); break;
+  }
+  unsigned long long result = 0;
+  KBENCH_HIP_CHECK(hipMemcpyAsync(&result, count.data(), sizeof result, hipMemcpyDeviceToHost, stream));
+  KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
+  return static_cast<std::size_t>(result);
+}
+
+}  // namespace kbench

@@ -1,0 +1,131 @@
+// The device comparison path against the host engine: the same verdicts, counts, first indices and maxima,
+// sums to rounding, for every dtype and for clean and dirty outputs. And how fast it is: on two 1 GiB fp32
+// outputs, against copying both to the host and comparing there. Runs on a GPU (skipped without one).
+#include <kbench/runner.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#if KBENCH_CATCH2_MAJOR >= 3
+#include <catch2/catch_session.hpp>
+#else
+#define CATCH_CONFIG_RUNNER
+#endif
+#include "catch.hpp"
+
+namespace tol = kbench::tol;
+using kbench::dtype;
+
+namespace {
+
+// Random values of dtype t near 1 (so relative rules matter), with planted findings when `dirty`.
+std::vector<unsigned char> make_array(dtype t, std::size_t n, std::uint64_t seed, bool dirty) {
+  std::vector<unsigned char> bytes(n * kbench::info(t).size);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  const bool is_float = kbench::info(t).is_float;
+  for (std::size_t i = 0; i < n; ++i) {
+    kbench::store_from_double(bytes.data(), t, i, is_float ? u(rng) : std::floor(u(rng) * 50));
+  }
+  if (dirty) {
+    kbench::store_from_double(bytes.data(), t, n / 3, is_float ? 1000.0 : 120.0);
+    if (is_float) kbench::store_from_double(bytes.data(), t, n / 2, std::nan(""));
+    const std::uint32_t word = kbench::poison_word(t);
+    std::memcpy(bytes.data() + (n - 1) * kbench::info(t).size, &word, kbench::info(t).size);
+  }
+  return bytes;
+}
+
+void require_same(const kbench::comparison& host, const kbench::comparison& device) {
+  CHECK(host.passed == device.passed);
+  CHECK(host.mismatches == device.mismatches);
+  CHECK(host.never_written == device.never_written);
+  CHECK(host.nonfinite_mismatches == device.nonfinite_mismatches);
+  CHECK(host.nan_in_expected == device.nan_in_expected);
+  CHECK(host.nan_in_actual == device.nan_in_actual);
+  CHECK(host.first_never_written == device.first_never_written);
+  CHECK(host.first_nonfinite_mismatch == device.first_nonfinite_mismatch);
+  CHECK(host.max_abs_error == device.max_abs_error);
+  CHECK(host.max_abs_index == device.max_abs_index);
+  CHECK(host.max_rel_error == device.max_rel_error);
+  CHECK(host.max_rel_index == device.max_rel_index);
+  CHECK(host.finite_pairs == device.finite_pairs);
+  CHECK(host.cosine_similarity == Approx(device.cosine_similarity).epsilon(1e-12));
+  CHECK(host.relative_l2_error == Approx(device.relative_l2_error).epsilon(1e-9).margin(1e-15));
+  CHECK(host.reasons == device.reasons);
+}
+
+}  // namespace
+
+TEST_CASE("device and host comparisons agree for every dtype, clean or not", "[device_compare]") {
+  const std::size_t n = 3'000'017;
+  kbench::stream s;
+  for (dtype t : {dtype::f64, dtype::f32, dtype::f16, dtype::bf16, dtype::f8e4m3, dtype::i8, dtype::u8, dtype::i32,
+                  dtype::i64}) {
+    for (bool dirty : {false, true}) {
+      const auto expected = make_array(t, n, 1, false);
+      auto actual = expected;
+      if (dirty) actual = make_array(t, n, 2, true);
+      kbench::device_allocation a(actual.size()), e(expected.size());
+      KBENCH_HIP_CHECK(hipMemcpy(a.data(), actual.data(), actual.size(), hipMemcpyHostToDevice));
+      KBENCH_HIP_CHECK(hipMemcpy(e.data(), expected.data(), expected.size(), hipMemcpyHostToDevice));
+      const bool is_float = kbench::info(t).is_float;
+      const kbench::tolerance rule = is_float ? kbench::make_tolerance(tol::allclose{0.5, 0.5} && tol::ulp{100000})
+                                              : kbench::make_tolerance(tol::exact{});
+      INFO(kbench::info(t).name << (dirty ? " dirty" : " clean"));
+      const std::vector<std::size_t> extents{n};
+      const kbench::comparison host = kbench::compare({actual.data(), t, n, extents}, {expected.data(), t, n, extents}, rule);
+      const kbench::device_comparison device = kbench::compare_on_device(a.data(), e.data(), t, n, extents, rule, s.get());
+      require_same(host, device.result);
+      CHECK(device.clean == !dirty);
+      // The constant probes: an all-zero output, and one the kernel never wrote.
+      std::vector<unsigned char> zeros(actual.size(), 0);
+      const kbench::comparison host_zero = kbench::compare({zeros.data(), t, n, extents}, {expected.data(), t, n, extents}, rule);
+      require_same(host_zero, kbench::compare_on_device(nullptr, e.data(), t, n, extents, rule, s.get(), 0).result);
+    }
+  }
+}
+
+TEST_CASE("comparing two 1 GiB outputs on the device, against copying them to the host", "[device_compare][speed]") {
+  const std::size_t n = std::size_t{1} << 28;  // fp32: 1 GiB each
+  kbench::stream s;
+  kbench::device_allocation a(n * 4), e(n * 4);
+  KBENCH_HIP_CHECK(hipMemset(a.data(), 0x3C, n * 4));
+  KBENCH_HIP_CHECK(hipMemset(e.data(), 0x3C, n * 4));
+  const kbench::tolerance rule = kbench::make_tolerance(tol::allclose{1e-3, 1e-5});
+  const std::vector<std::size_t> extents{n};
+  (void)kbench::compare_on_device(a.data(), e.data(), dtype::f32, n, extents, rule, s.get());  // warm
+  const auto t0 = std::chrono::steady_clock::now();
+  const kbench::device_comparison d = kbench::compare_on_device(a.data(), e.data(), dtype::f32, n, extents, rule, s.get());
+  const auto t1 = std::chrono::steady_clock::now();
+  std::vector<unsigned char> ha(n * 4), he(n * 4);
+  KBENCH_HIP_CHECK(hipMemcpy(ha.data(), a.data(), n * 4, hipMemcpyDeviceToHost));
+  KBENCH_HIP_CHECK(hipMemcpy(he.data(), e.data(), n * 4, hipMemcpyDeviceToHost));
+  const kbench::comparison h = kbench::compare({ha.data(), dtype::f32, n, extents}, {he.data(), dtype::f32, n, extents}, rule);
+  const auto t2 = std::chrono::steady_clock::now();
+  const double device_s = std::chrono::duration<double>(t1 - t0).count();
+  const double host_s = std::chrono::duration<double>(t2 - t1).count();
+  const kbench::copy_bandwidth copy = kbench::measure_copy_bandwidth();
+  const double rate = 2.0 * static_cast<double>(n) * 4 / device_s;
+  std::printf("device comparison of two 1 GiB fp32 outputs: %.3f ms, %.2f TB/s read (%.0f%% of copy %.2f TB/s); "
+              "copy to host + host comparison: %.3f s (%.0fx slower)\n",
+              device_s * 1e3, rate / 1e12, 100 * rate / copy.bytes_per_second, copy.bytes_per_second / 1e12, host_s,
+              host_s / device_s);
+  CHECK(d.clean);
+  CHECK(h.passed);
+  CHECK(rate >= 0.5 * copy.bytes_per_second);
+}
+
+int main(int argc, char** argv) {
+  const kbench::gpu_info& g = kbench::gpu(0);
+  if (!g.usable) {
+    const char* require = std::getenv("KBENCH_REQUIRE_GPU");
+    std::printf("kbench: skipped the device comparison tests: %s\n", g.reason.c_str());
+    return require && std::string(require) == "1" ? 1 : 77;
+  }
+  return Catch::Session().run(argc, argv);
+}
