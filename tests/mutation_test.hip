@@ -193,6 +193,12 @@ void other_stream_case(kbench::kernel_case& c) {
   c.bytes_moved(4.0 * c.dim("rows") * c.dim("cols"));
 }
 void slowed_reference_case(kbench::kernel_case& c) { declare<correct, slowed_reference>(c); }
+void out_of_memory_case(kbench::kernel_case& c) {
+  auto x = c.input<float>("x", {std::int64_t{1} << 40});  // 4 TiB
+  auto y = c.output<float>("y", {8});
+  c.reference([=](hipStream_t) { (void)x, (void)y; });
+  c.optimized([=](hipStream_t) {});
+}
 void all_zero_tolerance_case(kbench::kernel_case& c) {
   declare<correct>(c);
   c.tolerance(kbench::tol::absolute{100.0});  // wider than any output: accepts all zeros
@@ -317,6 +323,11 @@ TEST_CASE("an implausible speedup is flagged; an honest one is not", "[mutation]
   const kbench::perf_outcome honest = time(correct_case, large);
   INFO(flags_of(honest));
   CHECK(honest.passed());
+}
+
+TEST_CASE("an allocation larger than the GPU is a clear error, and the GPU stays usable", "[mutation]") {
+  CHECK_THROWS_WITH(check(out_of_memory_case, odd), kbench_test::contains("hipMalloc of 4398046511104 bytes failed"));
+  CHECK(check(correct_case, odd).passed());
 }
 
 TEST_CASE("a tolerance that accepts all zeros is a broken test", "[mutation]") {

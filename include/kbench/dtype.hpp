@@ -129,6 +129,15 @@ namespace detail {
   return static_cast<std::uint16_t>(detail::encode_binary(x, 7, 8));
 }
 
+// The nearest float to x, ties to even; beyond the float range, infinity (a plain cast would be
+// undefined there).
+[[nodiscard]] inline float double_to_float(double x) noexcept {
+  constexpr double overflow = 3.4028235677973366e38;  // FLT_MAX + half an ulp: from here on, infinity
+  if (x >= overflow) return std::numeric_limits<float>::infinity();
+  if (x <= -overflow) return -std::numeric_limits<float>::infinity();
+  return static_cast<float>(x);
+}
+
 // fp8 E4M3 (see fp8.hpp) from double: nearest, ties to even, saturating to +-448; NaN stays NaN (0x7F).
 // Rounds once, from double.
 [[nodiscard]] inline std::uint8_t double_to_fp8_e4m3(double x) noexcept {
@@ -187,7 +196,7 @@ inline void store_from_double(void* data, dtype t, std::size_t i, double v) noex
   };
   switch (t) {
     case dtype::f64: write(v); break;
-    case dtype::f32: write(static_cast<float>(v)); break;
+    case dtype::f32: write(double_to_float(v)); break;
     case dtype::f16: write(double_to_fp16(v)); break;
     case dtype::bf16: write(double_to_bf16(v)); break;
     case dtype::f8e4m3: write(double_to_fp8_e4m3(v)); break;

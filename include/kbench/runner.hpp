@@ -160,8 +160,10 @@ __global__ void perturb_kernel(T* data, std::size_t size, std::size_t count, ele
     const std::size_t i = static_cast<std::size_t>(static_cast<double>(k) * static_cast<double>(size) / static_cast<double>(count));
     const double e = element_value(data[i]);
     const double delta = perturbation(e, rules, rule_count, mantissa_bits, aggregate);
+    // Up, unless that saturates (the largest int8 code, 448 in fp8) or overflows: then down.
     T moved = sample_cast<T>(e + delta);
-    if (!isfinite(element_value(moved))) moved = sample_cast<T>(e - delta);
+    const double up = element_value(moved);
+    if (!isfinite(up) || up == e) moved = sample_cast<T>(e - delta);
     data[i] = moved;
   }
 }
@@ -221,10 +223,10 @@ inline host_array perturbed_probe(const host_array& expected, dtype out_type, st
     const double e = load_as_double(probe.bytes.data(), out_type, i);
     const double delta = perturbation(e, tol.element_rules.data(), static_cast<int>(tol.element_rules.size()),
                                       info(out_type).mantissa_bits, aggregate);
+    // Up, unless that saturates (the largest int8 code, 448 in fp8) or overflows: then down.
     store_from_double(probe.bytes.data(), out_type, i, e + delta);
-    if (!std::isfinite(load_as_double(probe.bytes.data(), out_type, i))) {
-      store_from_double(probe.bytes.data(), out_type, i, e - delta);
-    }
+    const double up = load_as_double(probe.bytes.data(), out_type, i);
+    if (!std::isfinite(up) || up == e) store_from_double(probe.bytes.data(), out_type, i, e - delta);
   }
   return probe;
 }

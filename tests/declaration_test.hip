@@ -1,0 +1,117 @@
+// Hostile declarations: each is a usage error with one line that says what is wrong, found on the host
+// before any GPU work (this runs without a GPU; `<program> list` performs the same checks).
+#include <kbench/compare.hpp>
+
+#include <string>
+
+#if KBENCH_CATCH2_MAJOR >= 3
+#include <catch2/catch_session.hpp>
+#else
+#define CATCH_CONFIG_MAIN
+#endif
+#include "catch.hpp"
+
+namespace tol = kbench::tol;
+using kbench_test::contains;
+
+namespace {
+
+void noop(hipStream_t) {}
+
+// Declares a case at `s` and validates it, as kbench does before allocating anything.
+template <class Declare>
+void declare(Declare&& body, kbench::shape s = {{"n", 64}}) {
+  kbench::kernel_case c("hostile", std::move(s));
+  body(c);
+  c.validate();
+}
+
+}  // namespace
+
+TEST_CASE("a complete declaration is accepted", "[declaration]") {
+  CHECK_NOTHROW(declare([](kbench::kernel_case& c) {
+    auto x = c.input<float>("x", {c.dim("n")});
+    auto y = c.output<float>("y", {c.dim("n")});
+    (void)x, (void)y;
+    c.reference(noop);
+    c.optimized(noop);
+  }));
+}
+
+TEST_CASE("zero-length, negative and missing sizes", "[declaration]") {
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.output<float>("y", {0}); }),
+                    contains("buffer 'y' has extent 0: every extent must be > 0"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.input<float>("x", {4, -2}); }),
+                    contains("buffer 'x' has extent -2"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.input<float>("x", {}); }), contains("has no extents"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.dim("rows"); }),
+                    contains("asks for dimension 'rows', but shape {n=64} has no such dimension"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.input<double>("x", {1ll << 40, 1ll << 40}); }),
+                    contains("too large to address"));
+}
+
+TEST_CASE("missing or doubled parts of the contract", "[declaration]") {
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) {
+                      (void)c.input<float>("x", {8});
+                      c.reference(noop);
+                      c.optimized(noop);
+                    }),
+                    contains("declares no output"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) {
+                      (void)c.output<float>("y", {8});
+                      c.optimized(noop);
+                    }),
+                    contains("declares no reference"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) {
+                      (void)c.output<float>("y", {8});
+                      c.reference(noop);
+                    }),
+                    contains("declares no optimized launch"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) {
+                      (void)c.output<float>("y", {8});
+                      c.reference(noop);
+                      c.host_reference([] {});
+                      c.optimized(noop);
+                    }),
+                    contains("both a device and a host reference"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) {
+                      c.reference(noop);
+                      c.reference(noop);
+                    }),
+                    contains("sets reference() twice"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.optimized(kbench::launch_function{}); }),
+                    contains("optimized() was given an empty function"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) {
+                      (void)c.input<float>("x", {8});
+                      (void)c.output<float>("x", {8});
+                    }),
+                    contains("declares buffer 'x' twice"));
+}
+
+TEST_CASE("bad tolerances, distributions and work models", "[declaration]") {
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.tolerance(tol::allclose{-1e-3, 1e-5}); }),
+                    contains("allclose: rtol must be finite and >= 0"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.tolerance(tol::absolute{std::nan("")}); }),
+                    contains("absolute: atol must be finite"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.tolerance(tol::equal_nan{}); }), contains("has no criterion"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.input<float>("x", {8}, kbench::uniform(1, 1)); }),
+                    contains("bounds must be finite with low < high"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.input<float>("x", {8}, kbench::normal(0, -1)); }),
+                    contains("stddev finite and > 0"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.input<kbench::fp16_t>("x", {8}, kbench::uniform(0, 1e6)); }),
+                    contains("exceeds the range of fp16"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.bytes_moved(-1); }), contains("bytes_moved() must be finite and >= 0"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.allow_speedup_up_to(0.5); }), contains("allow_speedup_up_to()"));
+}
+
+TEST_CASE("handles give memory only inside a launch", "[declaration]") {
+  kbench::kernel_case c("hostile", {{"n", 64}});
+  auto x = c.input<float>("x", {64});
+  auto y = c.output<float>("y", {64});
+  CHECK_THROWS_WITH((void)static_cast<const float*>(x), contains("buffer 'x' has no device memory here"));
+  CHECK_THROWS_WITH((void)y.host(), contains("buffer 'y' has no host values here"));
+}
+
+#if KBENCH_CATCH2_MAJOR >= 3
+int main(int argc, char** argv) { return Catch::Session().run(argc, argv); }
+#endif

@@ -1,0 +1,17 @@
+// quant, fp8: per-token dynamic quantization of fp16 activations, v2 (one DRAM pass, row in registers) against v1.
+#include <kbench/compare.hpp>
+
+#include "quant/quant_v1.hip"
+#include "quant/quant_v2.hip"
+
+static void quant_fp8(kbench::kernel_case& c) {
+  const auto rows = c.dim("rows"), cols = c.dim("cols");
+  auto x = c.input<kbench::fp16_t>("x", {rows, cols}, kbench::normal(0, 2));
+  auto codes = c.output<kbench::fp8_e4m3>("codes", {rows, cols});
+  auto scales = c.output<float>("scales", {rows});
+  c.reference([=](hipStream_t s) { quant_v1::launch<kbench::fp8_e4m3, kbench::fp16_t>(x, codes, scales, rows, cols, s); });
+  c.optimized([=](hipStream_t s) { quant_v2::launch<kbench::fp8_e4m3, kbench::fp16_t>(x, codes, scales, rows, cols, s); });
+  c.tolerance(kbench::tol::exact{});  // same fp32 ops in v1 and v2: x * (448 / amax), then RNE to e4m3, so identical codes
+  c.bytes_moved(2.0 * rows * cols + 1.0 * rows * cols + 4.0 * rows);
+}
+KBENCH_REGISTER(quant_fp8).shape({{"rows", 37}, {"cols", 1531}}).shape({{"rows", 37}, {"cols", 10000}}).shape({{"rows", 16384}, {"cols", 8192}});
