@@ -6,7 +6,8 @@ set -euo pipefail
 source "$(dirname "$0")/common.sh"
 ensure_deps
 reports="$KBENCH_BUILD/reports"
-mkdir -p "$reports"
+mkdir -p "$reports/json"
+export KBENCH_JSON="$reports/json/"  # every test program writes <program>.<mode>.json there
 gpu=$(detect_gpu)
 export KBENCH_REQUIRE_GPU=1  # on a GPU machine, a GPU test that cannot run is a failure
 

@@ -8,7 +8,8 @@
 //   device {usable, reason, ordinal, platform, name, arch, multiprocessors, wave_size, memory_bytes, l2_bytes},
 //   options {warmup, iterations},
 //   copy_bandwidth {bytes_per_second, buffer_bytes, seconds: stats} | null   (perf runs)
-//   cases [ {case, shape {dim: size}, verdict ("pass" | "fail" | "skipped" | "error"), message,
+//   timer_floor {events_only, empty_kernel, empty_kernel_batch} | null        (perf runs; seconds)
+//   cases [ {case, shape {dim: size}, verdict ("pass" | "fail" | "skipped" | "filtered" | "error"), message, wall_seconds,
 //            checks [ {seed ("0x..."), passed, problems [text],
 //                      outputs [ {name, dtype, extents, passed, reasons [text],
 //                                 tolerance {description, element_rules [{kind, atol, rtol, max_ulps}], equal_nan,
@@ -17,8 +18,10 @@
 //                                          nan_in_expected, nan_in_actual, max_abs_error, max_abs_index,
 //                                          max_rel_error, max_rel_index, cosine_similarity, relative_l2_error},
 //                                 first_mismatches [ {index, actual, expected, abs_error, rel_error, never_written} ]} ]} ],
-//            timing {method, warmup, optimized: stats, reference: stats | null, speedup,
-//                    work {bytes, flops, tokens},
+//            timing {mode ("cold" | "hot" | "batch"), method, launches_per_sample, warmup, optimized: stats,
+//                    reference: stats | null, optimized_precision, reference_precision, precise, speedup,
+//                    speedup_interval {low, high}, verdict, idle_wait, work {bytes, flops, tokens},
+//                    expectations {required_speedup, required_bandwidth, max_plausible_speedup},
 //                    throughput {bytes_per_second, flops_per_second, tokens_per_second, fraction_of_copy_bandwidth},
 //                    flags [text]} | null } ]
 //   stats: {count, median, mean, min, max, stddev, p10, p90} in seconds.
@@ -104,16 +107,29 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
   const double per_second = 1.0 / t.optimized.median;
   auto rate = [&](double per_launch) { return per_launch > 0 ? number(per_launch * per_second) : json(nullptr); };
   json fraction = (copy && t.work.bytes > 0) ? number(t.work.bytes * per_second / copy->bytes_per_second) : json(nullptr);
-  return {{"method", t.method},
+  return {{"mode", t.mode},
+          {"method", t.method},
+          {"launches_per_sample", t.launches_per_sample},
           {"warmup", t.warmup},
           {"optimized", to_json(t.optimized)},
           {"reference", t.reference ? to_json(*t.reference) : json(nullptr)},
+          {"optimized_precision", number(t.optimized_precision)},
+          {"reference_precision", number(t.reference_precision)},
+          {"precise", t.precise},
           {"speedup", number(t.speedup)},
+          {"speedup_interval", {{"low", number(t.speedup_interval.low)}, {"high", number(t.speedup_interval.high)}}},
+          {"verdict", t.verdict},
+          {"idle_wait", number(t.idle_wait)},
+          {"expectations",
+           {{"required_speedup", number(t.expectations.required_speedup)},
+            {"required_bandwidth", number(t.expectations.required_bandwidth)},
+            {"max_plausible_speedup", number(t.expectations.max_plausible_speedup)}}},
           {"work", {{"bytes", number(t.work.bytes)}, {"flops", number(t.work.flops)}, {"tokens", number(t.work.tokens)}}},
           {"throughput",
            {{"bytes_per_second", rate(t.work.bytes)}, {"flops_per_second", rate(t.work.flops)},
             {"tokens_per_second", rate(t.work.tokens)}, {"fraction_of_copy_bandwidth", fraction}}},
-          {"flags", t.flags}};
+          {"flags", t.flags},
+          {"notes", t.notes}};
 }
 
 }  // namespace detail
@@ -132,6 +148,7 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
                      {"verdict", c.verdict},
                      {"message", c.message},
                      {"checks", checks},
+                     {"wall_seconds", number(c.wall_seconds)},
                      {"timing", c.timing ? detail::to_json(*c.timing, run.copy) : json(nullptr)}});
   }
   const gpu_info& g = run.device;
@@ -152,12 +169,22 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
         {"memory_bytes", number(g.memory_bytes)}, {"l2_bytes", number(g.l2_bytes)}}},
       {"options", {{"warmup", run.warmup}, {"iterations", run.iterations}}},
       {"copy_bandwidth", copy},
+      {"timer_floor", run.timer_floor ? json{{"events_only", number(run.timer_floor->events_only)},
+                                             {"empty_kernel", number(run.timer_floor->empty_kernel)},
+                                             {"empty_kernel_batch", number(run.timer_floor->empty_kernel_batch)}}
+                                      : json(nullptr)},
       {"cases", cases}};
   return document.dump(2);
 }
 
-// Writes the run to `path`; a file that cannot be written is an error, not a silent loss.
-inline void write_json(const run_record& run, const std::string& path) {
+// Writes the run to `path`; a file that cannot be written is an error, not a silent loss. A path ending
+// in '/' names a folder: the file is <folder>/<program>.<mode>.json, so one setting serves every test
+// program of a ctest run.
+inline void write_json(const run_record& run, std::string path, const std::string& program = "kbench") {
+  if (!path.empty() && path.back() == '/') {
+    const std::size_t slash = program.find_last_of('/');
+    path += (slash == std::string::npos ? program : program.substr(slash + 1)) + "." + run.mode + ".json";
+  }
   std::ofstream file(path);
   if (!file) throw error("cannot write the JSON report to '" + path + "'");
   file << to_json(run) << '\n';

@@ -10,6 +10,7 @@
 // that a failure). --json <path> writes every result (json_report.hpp documents the schema).
 #pragma once
 
+#include <chrono>
 #include <cstdio>
 #include <exception>
 #include <set>
@@ -81,6 +82,39 @@ inline const gpu_info* gpu_or_skip(const run_options& options, case_record& reco
   return nullptr;
 }
 
+// Records the wall time of a case's test, however it ends.
+class wall_timer {
+ public:
+  explicit wall_timer(case_record& record) : record_(record), start_(std::chrono::steady_clock::now()) {}
+  ~wall_timer() { record_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  wall_timer(const wall_timer&) = delete;
+  wall_timer& operator=(const wall_timer&) = delete;
+
+ private:
+  case_record& record_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Elements in all buffers of a case at a shape, from its declaration (no GPU needed).
+inline double declared_elements(const case_registration& reg, const kbench::shape& s) {
+  kernel_case declared(reg.name(), s);
+  reg.function()(declared);
+  double total = 0.0;
+  for (const auto& b : declared.buffers()) total += static_cast<double>(b->size);
+  return total;
+}
+
+// True (and recorded) when --max-elements leaves this shape out.
+inline bool filtered_out(const case_registration& reg, const kbench::shape& s, const run_options& options,
+                         case_record& record) {
+  if (options.max_elements <= 0) return false;
+  const double elements = declared_elements(reg, s);
+  if (elements <= options.max_elements) return false;
+  record.verdict = "filtered";
+  record.message = fmt::format("{:.0f} elements, more than --max-elements {:.0f}", elements, options.max_elements);
+  return true;
+}
+
 inline case_record& new_record(const case_registration& reg, const kbench::shape& s) {
   case_record& r = journal().cases.emplace_back();
   r.case_name = reg.name();
@@ -96,6 +130,11 @@ class correctness_test : public Catch::ITestInvoker {
 
   void invoke() const override {
     case_record& record = new_record(reg_, shape_);
+    const wall_timer wall(record);
+    if (filtered_out(reg_, shape_, options_, record)) {
+      WARN("not run: " << record.message);
+      return;
+    }
     if (gpu_or_skip(options_, record) == nullptr) {
 #if KBENCH_CATCH2_MAJOR >= 3
       SKIP("skipped: " << record.message);
@@ -155,9 +194,9 @@ inline std::vector<char*> argv_for(const char* program, std::vector<std::string>
 }
 
 // The exit status from the journal: failures first, then skips.
-inline int finish(const run_options& options, int framework_status) {
+inline int finish(const char* program, const run_options& options, int framework_status) {
   const run_record& run = journal();
-  if (!options.json_path.empty()) write_json(run, options.json_path);
+  if (!options.json_path.empty()) write_json(run, options.json_path, program);
   int failed = 0, skipped = 0;
   std::string reason;
   for (const case_record& c : run.cases) {
@@ -182,12 +221,16 @@ inline int run_correctness(const char* program, run_options& options) {
   Catch::Session session;
   const int parse_status = session.applyCommandLine(static_cast<int>(argv.size() - 1), argv.data());
   if (parse_status != 0) return 2;
-  return finish(options, session.run());
+  return finish(program, options, session.run());
 }
 
-// The copy bandwidth, measured once per program, on first use.
+// The copy bandwidth and the timer's floor, measured once per program, on first use.
 inline const copy_bandwidth& measured_copy_bandwidth() {
-  if (!journal().copy) journal().copy = measure_copy_bandwidth();
+  if (!journal().copy) {
+    journal().copy = measure_copy_bandwidth();
+    const timer_floor f = measure_timer_floor();
+    journal().timer_floor = timer_floor_record{f.events_only, f.empty_kernel, f.empty_kernel_batch};
+  }
   return *journal().copy;
 }
 
@@ -200,6 +243,11 @@ inline void fail_benchmark(benchmark::State& state, case_record& record, const s
 inline void perf_benchmark(benchmark::State& state, const case_registration& reg, const kbench::shape& s,
                            const run_options& options) {
   case_record& record = new_record(reg, s);
+  const wall_timer wall(record);
+  if (filtered_out(reg, s, options, record)) {
+    state.SkipWithError(("not run: " + record.message).c_str());
+    return;
+  }
   const gpu_info* g = gpu_or_skip(options, record);
   if (g == nullptr) {
     state.SkipWithError(("skipped: " + record.message).c_str());
@@ -288,13 +336,19 @@ inline int run_perf(const char* program, run_options& options) {
     fmt::print("device-to-device copy of {} MiB: {} (read + write), {}\n", run.copy->buffer_bytes >> 20,
                format_rate(2.0 * static_cast<double>(run.copy->buffer_bytes), run.copy->seconds.median, "B"),
                format_stats(run.copy->seconds));
+    if (run.timer_floor) {
+      fmt::print("timer floor: an event pair alone {}, an empty kernel {} (one launch per event pair), {} per launch "
+                 "in a graph of 100\n",
+                 format_duration(run.timer_floor->events_only), format_duration(run.timer_floor->empty_kernel),
+                 format_duration(run.timer_floor->empty_kernel_batch));
+    }
     for (const case_record& c : run.cases) {
       const std::string name = c.shape.dims().empty() ? c.case_name : c.case_name + "/" + c.shape.to_string();
       if (c.timing) fmt::print("{}", format_timing(name, *c.timing, run.copy->bytes_per_second));
       if (c.verdict != "pass" && c.verdict != "skipped") fmt::print("FAIL {}: {}\n", name, c.message);
     }
   }
-  return finish(options, 0);
+  return finish(program, options, 0);
 }
 
 // Lists every case and shape, instantiating each declaration on the host (no GPU needed), so a broken

@@ -130,6 +130,42 @@ class launch_graph {
   int count_;
 };
 
+// The timer's own floor on this device: what each timing method reports for (next to) no work.
+struct timer_floor {
+  double events_only = 0.0;         // an event pair with nothing between (median)
+  double empty_kernel = 0.0;        // an empty kernel between an event pair, queued behind a spin (median)
+  double empty_kernel_batch = 0.0;  // per launch, in a graph of 100 empty launches (median)
+};
+
+[[nodiscard]] inline timer_floor measure_timer_floor() {
+  stream s;
+  const spinner spin(s.get());
+  event start, stop;
+  auto median_of = [&](auto&& between, double divide) {
+    std::vector<double> samples;
+    for (int i = 0; i < 60; ++i) {
+      spin.enqueue(s.get(), 20e-6);
+      start.record(s.get());
+      between();
+      stop.record(s.get());
+      stop.synchronize();
+      if (i >= 10) samples.push_back(stop.seconds_since(start) / divide);
+    }
+    std::sort(samples.begin(), samples.end());
+    return samples[samples.size() / 2];
+  };
+  auto empty = [&] {
+    hipLaunchKernelGGL(detail::empty_kernel<>, dim3(1), dim3(1), 0, s.get());
+    KBENCH_HIP_CHECK_LAUNCH();
+  };
+  timer_floor f;
+  f.events_only = median_of([] {}, 1.0);
+  f.empty_kernel = median_of(empty, 1.0);
+  const launch_graph batch(s.get(), empty, 100);
+  f.empty_kernel_batch = median_of([&] { batch.launch(s.get()); }, 100.0);
+  return f;
+}
+
 // Seconds the host waits in hipDeviceSynchronize: near zero when the timed stream was the only work.
 inline double device_idle_wait() {
   const auto before = std::chrono::steady_clock::now();

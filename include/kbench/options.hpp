@@ -43,6 +43,7 @@ struct run_options {
   double flush_mib = 0.0;            // cold mode's cache flush; 0: max(256 MiB, 4 x L2)
   double batch_below_us = 10.0;      // automatic mode batches kernels shorter than this
   std::string json_path;             // write the results as JSON here
+  double max_elements = 0.0;         // run only shapes whose buffers hold at most this many elements (0: all)
   std::vector<std::string> passthrough;  // for Catch2 (correctness) or Google Benchmark (perf)
 };
 
@@ -122,6 +123,9 @@ inline int ctest_resource_gpu(int fallback) {
       ->envname("KBENCH_BATCH_BELOW_US")
       ->check(CLI::Range(0.0, 1e6));
   app.add_option("--json", o.json_path, "write the results as JSON to this file")->envname("KBENCH_JSON");
+  app.add_option("--max-elements", o.max_elements, "run only shapes with at most this many elements in all buffers")
+      ->envname("KBENCH_MAX_ELEMENTS")
+      ->check(CLI::Range(0.0, 1e18));
   app.add_flag("--require-gpu", o.require_gpu, "fail, instead of skipping, when no GPU is usable")
       ->envname("KBENCH_REQUIRE_GPU");
   try {

@@ -95,10 +95,18 @@ struct timing_result {
 struct case_record {
   std::string case_name;
   kbench::shape shape;
-  std::string verdict = "error";  // "pass", "fail", "skipped" or "error"
+  std::string verdict = "error";  // "pass", "fail", "skipped" (no GPU), "filtered" (--max-elements) or "error"
   std::string message;            // why it was skipped, failed outside a comparison, or refused timing
   std::vector<seed_result> checks;
   std::optional<timing_result> timing;
+  double wall_seconds = 0.0;  // from the start of this case's test to its end, checks included
+};
+
+// What the timing methods report for no work on this device (measure.hpp): subtract nothing, but know it.
+struct timer_floor_record {
+  double events_only = 0.0;
+  double empty_kernel = 0.0;
+  double empty_kernel_batch = 0.0;
 };
 
 struct run_record {
@@ -109,6 +117,7 @@ struct run_record {
   int warmup = 0;
   int iterations = 0;
   std::optional<copy_bandwidth> copy;
+  std::optional<timer_floor_record> timer_floor;
   std::deque<case_record> cases;  // a deque: references to a record stay valid while others are added
 };
 

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs every kernel test's correctness mode under compute-sanitizer (memcheck, then racecheck) on the
+# NVIDIA GPU present, on the shapes small enough for the tools (--max-elements), one seed each.
+#   scripts/sanitize.sh [build dir, default build/nvidia-native] [max elements, default 4000000]
+set -uo pipefail
+build=${1:-build/nvidia-native}
+max=${2:-4000000}
+out=${OUT:-build/reports}
+mkdir -p "$out"
+sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer 2>/dev/null)
+[ -n "$sanitizer" ] || { echo "compute-sanitizer not found"; exit 1; }
+status=0
+for tool in memcheck racecheck; do
+  for test in "$build"/tests/*_test "$build"/examples/example_*; do
+    [ -x "$test" ] || continue
+    name=$(basename "$test")
+    log="$out/sanitize-$tool-$name.log"
+    timeout 300 "$sanitizer" --tool "$tool" --error-exitcode 9 "$test" correctness --seed-count 1 --max-elements "$max" \
+      > "$log" 2>&1
+    rc=$?
+    errors=$(grep -o "ERROR SUMMARY: [0-9]* error" "$log" | tail -1)
+    printf '%-10s %-28s exit %-3s %s, %s checked\n' "$tool" "$name" "$rc" "${errors:-no summary}" "$(grep -c '^PASS' "$log")"
+    [ "$rc" -eq 0 ] || status=1
+  done
+done
+exit $status
