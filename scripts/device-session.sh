@@ -2,7 +2,9 @@
 # One call on the lent GPU machine (the device tool), with every log under $OUT. Needs .deps/
 # (scripts/pack-device-deps.sh) carried along. Stages, so that a call fits its time limit:
 #   scripts/device-session.sh main      build, then the main job (correctness and timing of every case)
-#   scripts/device-session.sh extra     the PyTorch comparison, the timing-accuracy table, compute-sanitizer
+#   scripts/device-session.sh extra     build, then the PyTorch comparison and the timing-accuracy table
+#   scripts/device-session.sh sanitize  build, then compute-sanitizer over the kernel tests
+#   KBENCH_SESSION_TESTS=<regex>        also run `ctest -R <regex>` (correctness, then perf) first
 set -uo pipefail
 stage=${1:-main}
 out=${OUT:-/tmp/kbench-out}
@@ -14,6 +16,19 @@ ensure_deps > /dev/null
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total --format=csv
   nvcc --version | tail -1
 } 2>&1 | tee "$out/machine.txt"
+build_native() {
+  configure_and_build "$KBENCH_BUILD/nvidia-native" -DKBENCH_GPU_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=native \
+    > "$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
+}
+if [ "$stage" != main ] && [ -n "${KBENCH_SESSION_TESTS:-}" ]; then
+  build_native
+  mkdir -p build/reports/json && export KBENCH_JSON=$PWD/build/reports/json/ KBENCH_REQUIRE_GPU=1 KBENCH_MAX_TIME=3
+  for label in correctness perf; do
+    ctest --test-dir build/nvidia-native -L $label -R "$KBENCH_SESSION_TESTS" --output-on-failure > "$out/$label-subset.log" 2>&1
+    grep -E "Test +#|tests passed|FAIL" "$out/$label-subset.log"
+  done
+  unset KBENCH_JSON KBENCH_MAX_TIME
+fi
 case "$stage" in
   main)
     export KBENCH_MAX_TIME=${KBENCH_MAX_TIME:-3}
@@ -24,10 +39,16 @@ case "$stage" in
     exit "$status"
     ;;
   extra)
-    export OUT_REPORTS=build/reports
-    PYTHONUNBUFFERED=1 python3 scripts/compare-pytorch.py --build build/nvidia-native --out build/reports/pytorch 2>&1 | tee "$out/pytorch.log" | tail -25
-    PYTHONUNBUFFERED=1 python3 scripts/timing-accuracy.py --build build/nvidia-native --out build/reports/timing 2>&1 | tee "$out/timing.log" | tail -25
-    OUT=build/reports/sanitize scripts/sanitize.sh build/nvidia-native 2>&1 | tee "$out/sanitize.log" | tail -40
-    (cd build/reports && tar czf "$out/reports-extra.tgz" pytorch timing sanitize)
+    build_native
+    PYTHONUNBUFFERED=1 python3 scripts/compare-pytorch.py --build build/nvidia-native --out build/reports/pytorch > "$out/pytorch.log" 2>&1
+    tail -22 "$out/pytorch.log"
+    PYTHONUNBUFFERED=1 python3 scripts/timing-accuracy.py --build build/nvidia-native --out build/reports/timing > "$out/timing.log" 2>&1
+    tail -22 "$out/timing.log"
+    (cd build/reports && tar czf "$out/reports-extra.tgz" .)
+    ;;
+  sanitize)
+    build_native
+    OUT=build/reports/sanitize scripts/sanitize.sh build/nvidia-native "${KBENCH_SANITIZE_ELEMENTS:-400000}" 2>&1 | tee "$out/sanitize.log" | tail -40
+    (cd build/reports && tar czf "$out/reports-sanitize.tgz" sanitize)
     ;;
 esac

@@ -120,6 +120,36 @@ TEST_CASE("comparing two 1 GiB outputs on the device, against copying them to th
   CHECK(rate >= 0.5 * copy.bytes_per_second);
 }
 
+namespace {
+
+// Counts the floats (every `step`-th encoding) whose fp8 conversion differs between the GPU's own path
+// and the emulation.
+__global__ void fp8_paths_differ(std::uint64_t step, unsigned long long* differences, unsigned int* first) {
+  for (std::uint64_t b = (blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x) * step; b <= 0xFFFFFFFFull;
+       b += static_cast<std::uint64_t>(gridDim.x) * blockDim.x * step) {
+    const float f = __uint_as_float(static_cast<unsigned int>(b));
+    if (kbench::float_to_fp8_e4m3(f) != kbench::float_to_fp8_e4m3_emulated(f)) {
+      atomicAdd(differences, 1ull);
+      atomicMin(first, static_cast<unsigned int>(b));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the GPU's fp8 conversion equals the emulation", "[fp8]") {
+  kbench::device_buffer<unsigned long long> differences(1);
+  kbench::device_buffer<unsigned int> first(1);
+  KBENCH_HIP_CHECK(hipMemset(differences.data(), 0, 8));
+  KBENCH_HIP_CHECK(hipMemset(first.data(), 0xFF, 4));
+  hipLaunchKernelGGL(fp8_paths_differ, dim3(4096), dim3(256), 0, 0, std::uint64_t{7}, differences.data(), first.data());
+  KBENCH_HIP_CHECK_LAUNCH();
+  KBENCH_HIP_CHECK(hipDeviceSynchronize());
+  const auto count = differences.to_host().front();
+  INFO("first differing float encoding: " << std::hex << first.to_host().front());
+  CHECK(count == 0);
+}
+
 int main(int argc, char** argv) {
   const kbench::gpu_info& g = kbench::gpu(0);
   if (!g.usable) {

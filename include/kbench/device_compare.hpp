@@ -104,70 +104,101 @@ struct device_reader {
   }
 };
 
+struct compare_parameters {
+  std::size_t n;
+  device_rules rules;
+  bool detect_poison;
+};
+
+// One element into a thread's partial summary: the host engine's element loop, on the device.
+template <class R>
+__device__ inline void compare_element(device_partial& p, std::size_t i, typename R::storage sa,
+                                       typename R::storage se, typename R::storage poison,
+                                       const compare_parameters& c) {
+  const double a = R::value(sa), e = R::value(se);
+  const bool identical = R::is_float ? a == e : sa == se;
+  if (c.detect_poison && sa == poison && !identical) {
+    ++p.never_written;
+    p.first_never_written = i < p.first_never_written ? i : p.first_never_written;
+  }
+  bool ok = true;
+  double abs_err, rel_err;
+  const double infinity = __longlong_as_double(0x7FF0000000000000ll);
+  if (!isfinite(a) || !isfinite(e)) {
+    const bool nan_a = isnan(a), nan_e = isnan(e);
+    if (nan_e) {
+      ++p.nan_expected;
+      p.first_nan_expected = i < p.first_nan_expected ? i : p.first_nan_expected;
+    }
+    p.nan_actual += nan_a;
+    ok = identical || (nan_a && nan_e && c.rules.equal_nan);
+    abs_err = rel_err = ok ? 0.0 : infinity;
+    if (!ok) {
+      ++p.nonfinite;
+      p.first_nonfinite = i < p.first_nonfinite ? i : p.first_nonfinite;
+    }
+  } else {
+    unsigned long long int_diff = 0;
+    if constexpr (!R::is_float) {
+      int_diff = sa > se ? static_cast<unsigned long long>(sa - se) : static_cast<unsigned long long>(se - sa);
+    }
+    abs_err = R::is_float ? fabs(a - e) : static_cast<double>(int_diff);
+    rel_err = abs_err == 0.0 ? 0.0 : (e == 0.0 ? infinity : abs_err / fabs(e));
+    for (int k = 0; k < c.rules.count; ++k) {
+      switch (c.rules.kind[k]) {
+        case element_rule::kind::exact: ok = ok && identical; break;
+        case element_rule::kind::within: ok = ok && abs_err <= c.rules.atol[k] + c.rules.rtol[k] * fabs(e); break;
+        case element_rule::kind::ulp: ok = ok && (R::is_float ? R::ulps(sa, se) : int_diff) <= c.rules.max_ulps[k]; break;
+      }
+    }
+    ++p.finite_pairs;
+    p.dot += a * e;
+    p.norm_a += a * a;
+    p.norm_e += e * e;
+    p.norm_diff += (a - e) * (a - e);
+  }
+  if (abs_err > p.max_abs || (abs_err == p.max_abs && i < p.max_abs_index)) p.max_abs = abs_err, p.max_abs_index = i;
+  if (rel_err > p.max_rel || (rel_err == p.max_rel && i < p.max_rel_index)) p.max_rel = rel_err, p.max_rel_index = i;
+  p.mismatches += !ok;
+}
+
 // actual[i] is `constant` when `actual` is null (the teeth probes: an unwritten or an all-zero output).
+// Both arrays are read 16 bytes at a time (device allocations are aligned); a scalar loop takes the tail.
 template <class R>
 __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage* actual, const typename R::storage* expected,
-                                                      std::size_t n, typename R::storage constant,
-                                                      typename R::storage poison, bool detect_poison,
-                                                      device_rules rules, device_partial* partials) {
+                                                      typename R::storage constant, typename R::storage poison,
+                                                      compare_parameters c, device_partial* partials) {
   using S = typename R::storage;
+  constexpr int per_vector = 16 / sizeof(S);
+  union chunk {
+    uint4 bits;
+    S elements[per_vector];
+  };
   device_partial p = empty_partial();
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const S sa = actual ? actual[i] : constant;
-    const S se = expected[i];
-    const double a = R::value(sa), e = R::value(se);
-    const bool identical = R::is_float ? a == e : sa == se;
-    const bool poisoned = detect_poison && sa == poison && !identical;
-    if (poisoned) {
-      ++p.never_written;
-      p.first_never_written = i < p.first_never_written ? i : p.first_never_written;
-    }
-    bool ok = true;
-    double abs_err, rel_err;
-    if (!isfinite(a) || !isfinite(e)) {
-      const bool nan_a = isnan(a), nan_e = isnan(e);
-      if (nan_e) {
-        ++p.nan_expected;
-        p.first_nan_expected = i < p.first_nan_expected ? i : p.first_nan_expected;
-      }
-      p.nan_actual += nan_a;
-      ok = identical || (nan_a && nan_e && rules.equal_nan);
-      abs_err = rel_err = ok ? 0.0 : __longlong_as_double(0x7FF0000000000000ll);
-      if (!ok) {
-        ++p.nonfinite;
-        p.first_nonfinite = i < p.first_nonfinite ? i : p.first_nonfinite;
-      }
+  const std::size_t vectors = c.n / per_vector;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t first = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  for (std::size_t v = first; v < vectors; v += stride) {
+    chunk a, e;
+    e.bits = reinterpret_cast<const uint4*>(expected)[v];
+    if (actual) {
+      a.bits = reinterpret_cast<const uint4*>(actual)[v];
     } else {
-      unsigned long long int_diff = 0;
-      if constexpr (!R::is_float) int_diff = sa > se ? static_cast<unsigned long long>(sa - se) : static_cast<unsigned long long>(se - sa);
-      abs_err = R::is_float ? fabs(a - e) : static_cast<double>(int_diff);
-      rel_err = abs_err == 0.0 ? 0.0 : (e == 0.0 ? __longlong_as_double(0x7FF0000000000000ll) : abs_err / fabs(e));
-      for (int k = 0; k < rules.count; ++k) {
-        switch (rules.kind[k]) {
-          case element_rule::kind::exact: ok = ok && identical; break;
-          case element_rule::kind::within: ok = ok && abs_err <= rules.atol[k] + rules.rtol[k] * fabs(e); break;
-          case element_rule::kind::ulp:
-            ok = ok && (R::is_float ? R::ulps(sa, se) : int_diff) <= rules.max_ulps[k];
-            break;
-        }
-      }
-      ++p.finite_pairs;
-      p.dot += a * e;
-      p.norm_a += a * a;
-      p.norm_e += e * e;
-      p.norm_diff += (a - e) * (a - e);
+      for (int k = 0; k < per_vector; ++k) a.elements[k] = constant;
     }
-    if (abs_err > p.max_abs || (abs_err == p.max_abs && i < p.max_abs_index)) p.max_abs = abs_err, p.max_abs_index = i;
-    if (rel_err > p.max_rel || (rel_err == p.max_rel && i < p.max_rel_index)) p.max_rel = rel_err, p.max_rel_index = i;
-    p.mismatches += !ok;
+    for (int k = 0; k < per_vector; ++k) compare_element<R>(p, v * per_vector + k, a.elements[k], e.elements[k], poison, c);
   }
-  // Thread partials merge in thread order within the block, block partials in block order on the host.
+  for (std::size_t i = vectors * per_vector + first; i < c.n; i += stride) {
+    compare_element<R>(p, i, actual ? actual[i] : constant, expected[i], poison, c);
+  }
+  // Thread partials merge in a fixed tree within the block, block partials in block order on the host.
   __shared__ device_partial shared[256];
   shared[threadIdx.x] = p;
   __syncthreads();
-  for (unsigned int stride = 1; stride < blockDim.x; stride *= 2) {
-    if (threadIdx.x % (2 * stride) == 0 && threadIdx.x + stride < blockDim.x) merge_partial(shared[threadIdx.x], shared[threadIdx.x + stride]);
+  for (unsigned int width = 1; width < blockDim.x; width *= 2) {
+    if (threadIdx.x % (2 * width) == 0 && threadIdx.x + width < blockDim.x) {
+      merge_partial(shared[threadIdx.x], shared[threadIdx.x + width]);
+    }
     __syncthreads();
   }
   if (threadIdx.x == 0) partials[blockIdx.x] = shared[0];
@@ -195,8 +226,12 @@ device_partial run_compare(const void* actual, const void* expected, std::size_t
   constexpr unsigned int blocks = 1024;  // fixed: the merge order, hence the sums, never change
   // Allocated once: an allocation per comparison would cost as much as comparing a large output.
   static const device_buffer<device_partial> partials(blocks);
+  if (reinterpret_cast<std::uintptr_t>(actual) % 16 != 0 || reinterpret_cast<std::uintptr_t>(expected) % 16 != 0) {
+    throw usage_error("device comparison needs 16-byte aligned buffers");
+  }
   hipLaunchKernelGGL(compare_kernel<R>, dim3(blocks), dim3(256), 0, stream, static_cast<const S*>(actual),
-                     static_cast<const S*>(expected), n, constant, poison, detect_poison, rules, partials.data());
+                     static_cast<const S*>(expected), constant, poison, compare_parameters{n, rules, detect_poison},
+                     partials.data());
   KBENCH_HIP_CHECK_LAUNCH();
   std::vector<device_partial> host(blocks);
   KBENCH_HIP_CHECK(hipMemcpyAsync(host.data(), partials.data(), partials.bytes(), hipMemcpyDeviceToHost, stream));

@@ -7,7 +7,7 @@
 //   schema, kbench_version, mode ("correctness" | "perf"), compiler,
 //   device {usable, reason, ordinal, platform, name, arch, multiprocessors, wave_size, memory_bytes, l2_bytes},
 //   options {warmup, iterations},
-//   copy_bandwidth {bytes_per_second, buffer_bytes, seconds: stats} | null   (perf runs)
+//   copy_bandwidth {bytes_per_second, read_bytes_per_second, buffer_bytes, seconds: stats} | null  (perf runs)
 //   timer_floor {events_only, empty_kernel, empty_kernel_batch} | null        (perf runs; seconds)
 //   cases [ {case, shape {dim: size}, verdict ("pass" | "fail" | "skipped" | "filtered" | "error"), message, wall_seconds,
 //            checks [ {seed ("0x..."), passed, problems [text],
@@ -155,6 +155,7 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
   json copy = nullptr;
   if (run.copy) {
     copy = {{"bytes_per_second", number(run.copy->bytes_per_second)},
+            {"read_bytes_per_second", number(run.copy->read_bytes_per_second)},
             {"buffer_bytes", run.copy->buffer_bytes},
             {"seconds", detail::to_json(run.copy->seconds)}};
   }

@@ -255,7 +255,8 @@ inline void perf_benchmark(benchmark::State& state, const case_registration& reg
   }
   const std::string name = test_name(reg, s);
   try {
-    const double copy = measured_copy_bandwidth().bytes_per_second;
+    const copy_bandwidth& ceiling = measured_copy_bandwidth();
+    const double copy = ceiling.bytes_per_second;
     detail::case_instance instance(reg, s);
     // Shown correct first, in this process, with a fresh seed; a wrong kernel is never timed.
     const std::vector<std::uint64_t> seeds = seeds_for_run(options);
@@ -266,7 +267,7 @@ inline void perf_benchmark(benchmark::State& state, const case_registration& reg
     }
     timing_result t;
     for (auto _ : state) {
-      t = instance.measure(options, *g, copy);
+      t = instance.measure(options, *g, ceiling);
       state.SetIterationTime(t.optimized.median);
     }
     record.timing = t;
@@ -333,9 +334,9 @@ inline int run_perf(const char* program, run_options& options) {
     const gpu_info& g = run.device;
     fmt::print("\nkbench perf on {} ({}, {} compute units); warm-up {} launches and {:g} s; at least {} samples\n",
                g.name, g.arch, g.multiprocessors, options.warmup, options.warmup_time, options.iterations);
-    fmt::print("device-to-device copy of {} MiB: {} (read + write), {}\n", run.copy->buffer_bytes >> 20,
+    fmt::print("device-to-device copy of {} MiB: {} (read + write), {}; reading alone {}\n", run.copy->buffer_bytes >> 20,
                format_rate(2.0 * static_cast<double>(run.copy->buffer_bytes), run.copy->seconds.median, "B"),
-               format_stats(run.copy->seconds));
+               format_stats(run.copy->seconds), format_rate(run.copy->read_bytes_per_second, 1.0, "B"));
     if (run.timer_floor) {
       fmt::print("timer floor: an event pair alone {}, an empty kernel {} (one launch per event pair), {} per launch "
                  "in a graph of 100\n",

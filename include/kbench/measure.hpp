@@ -113,6 +113,7 @@ class launch_graph {
       throw;
     }
     KBENCH_HIP_CHECK(hipStreamEndCapture(s, &graph_));
+    KBENCH_HIP_CHECK(hipGraphGetNodes(graph_, nullptr, &nodes_));
     KBENCH_HIP_CHECK(hipGraphInstantiate(&exec_, graph_, nullptr, nullptr, 0));
   }
   launch_graph(const launch_graph&) = delete;
@@ -123,11 +124,14 @@ class launch_graph {
   }
   void launch(hipStream_t s) const { KBENCH_HIP_CHECK(hipGraphLaunch(exec_, s)); }
   [[nodiscard]] int count() const { return count_; }
+  // Operations captured: none means the launches put no work on the stream they were given.
+  [[nodiscard]] std::size_t nodes() const { return nodes_; }
 
  private:
   hipGraph_t graph_ = nullptr;
   hipGraphExec_t exec_ = nullptr;
   int count_;
+  std::size_t nodes_ = 0;
 };
 
 // The timer's own floor on this device: what each timing method reports for (next to) no work.

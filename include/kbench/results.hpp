@@ -41,9 +41,10 @@ struct gpu_info {
 // Device-to-device copy bandwidth, bytes read plus bytes written per second: the ceiling that
 // memory-bound kernels are measured against.
 struct copy_bandwidth {
-  double bytes_per_second = 0.0;
+  double bytes_per_second = 0.0;       // copy: bytes read plus bytes written per second
   std::size_t buffer_bytes = 0;
   sample_stats seconds;
+  double read_bytes_per_second = 0.0;  // reading alone, which is faster: the ceiling of read-only kernels
 };
 
 struct output_result {
