@@ -55,6 +55,7 @@ amd_gpu_targets() {
 configure_and_build() {
   local dir=$1
   shift
+  mkdir -p "$(dirname "$dir")"
   cmake -S "$KBENCH_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" > "$dir.configure.log" 2>&1 ||
     { cat "$dir.configure.log"; return 1; }
   cmake --build "$dir" -j "$JOBS"
