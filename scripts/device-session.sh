@@ -40,11 +40,18 @@ case "$stage" in
     ;;
   extra)
     build_native
-    PYTHONUNBUFFERED=1 python3 scripts/compare-pytorch.py --build build/nvidia-native --out build/reports/pytorch > "$out/pytorch.log" 2>&1
-    tail -22 "$out/pytorch.log"
-    PYTHONUNBUFFERED=1 python3 scripts/timing-accuracy.py --build build/nvidia-native --out build/reports/timing > "$out/timing.log" 2>&1
+    if [[ ",${KBENCH_SESSION_SKIP:-}," != *,pytorch,* ]]; then
+      PYTHONUNBUFFERED=1 python3 scripts/compare-pytorch.py --build build/nvidia-native --out build/reports/pytorch > "$out/pytorch.log" 2>&1
+      tail -22 "$out/pytorch.log"
+    fi
+    PYTHONUNBUFFERED=1 python3 scripts/timing-accuracy.py --build build/nvidia-native --out build/reports/timing \
+      --skip "${KBENCH_SESSION_SKIP:-}" > "$out/timing.log" 2>&1
     tail -22 "$out/timing.log"
     (cd build/reports && tar czf "$out/reports-extra.tgz" .)
+    if [[ ",${KBENCH_SESSION_SKIP:-}," != *,sanitize,* ]]; then
+      OUT=build/reports/sanitize scripts/sanitize.sh build/nvidia-native "${KBENCH_SANITIZE_ELEMENTS:-200000}" 2>&1 | tee "$out/sanitize.log" | tail -40
+      (cd build/reports && tar czf "$out/reports-sanitize.tgz" sanitize)
+    fi
     ;;
   sanitize)
     build_native

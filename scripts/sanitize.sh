@@ -15,7 +15,7 @@ for tool in memcheck racecheck; do
     [ -x "$test" ] || continue
     name=$(basename "$test")
     log="$out/sanitize-$tool-$name.log"
-    timeout 300 "$sanitizer" --tool "$tool" --error-exitcode 9 "$test" correctness --seed-count 1 --max-elements "$max" \
+    timeout "${KBENCH_SANITIZE_TIMEOUT:-60}" "$sanitizer" --tool "$tool" --error-exitcode 9 "$test" correctness --seed-count 1 --max-elements "$max" \
       > "$log" 2>&1
     rc=$?
     errors=$(grep -o "ERROR SUMMARY: [0-9]* error" "$log" | tail -1)

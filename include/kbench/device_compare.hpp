@@ -143,11 +143,22 @@ __device__ inline void compare_element(device_partial& p, std::size_t i, typenam
       int_diff = sa > se ? static_cast<unsigned long long>(sa - se) : static_cast<unsigned long long>(se - sa);
     }
     abs_err = R::is_float ? fabs(a - e) : static_cast<double>(int_diff);
-    rel_err = abs_err == 0.0 ? 0.0 : (e == 0.0 ? infinity : abs_err / fabs(e));
+    // The division only for a candidate maximum (any element whose rel_err could reach it passes this
+    // relaxed test), so the result is the host's, exactly, at a fraction of the cost.
+    const double magnitude = fabs(e);
+    if (abs_err == 0.0) {
+      rel_err = 0.0;
+    } else if (magnitude == 0.0) {
+      rel_err = infinity;
+    } else if (abs_err >= p.max_rel * magnitude * (1.0 - 1e-12)) {
+      rel_err = abs_err / magnitude;
+    } else {
+      rel_err = 0.0;  // below the current maximum: cannot change it
+    }
     for (int k = 0; k < c.rules.count; ++k) {
       switch (c.rules.kind[k]) {
         case element_rule::kind::exact: ok = ok && identical; break;
-        case element_rule::kind::within: ok = ok && abs_err <= c.rules.atol[k] + c.rules.rtol[k] * fabs(e); break;
+        case element_rule::kind::within: ok = ok && abs_err <= c.rules.atol[k] + c.rules.rtol[k] * magnitude; break;
         case element_rule::kind::ulp: ok = ok && (R::is_float ? R::ulps(sa, se) : int_diff) <= c.rules.max_ulps[k]; break;
       }
     }
@@ -178,15 +189,28 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
   const std::size_t vectors = c.n / per_vector;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const std::size_t first = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  for (std::size_t v = first; v < vectors; v += stride) {
-    chunk a, e;
-    e.bits = reinterpret_cast<const uint4*>(expected)[v];
+  // Two vectors of each array per step, loaded before any is compared: more bytes in flight.
+  chunk constant_chunk;
+  for (int k = 0; k < per_vector; ++k) constant_chunk.elements[k] = constant;
+  const auto* ev = reinterpret_cast<const uint4*>(expected);
+  const auto* av = reinterpret_cast<const uint4*>(actual);
+  for (std::size_t v = first; v < vectors; v += 2 * stride) {
+    const bool second = v + stride < vectors;
+    chunk a0 = constant_chunk, a1 = constant_chunk, e0, e1;
+    e0.bits = ev[v];
+    if (second) e1.bits = ev[v + stride];
     if (actual) {
-      a.bits = reinterpret_cast<const uint4*>(actual)[v];
-    } else {
-      for (int k = 0; k < per_vector; ++k) a.elements[k] = constant;
+      a0.bits = av[v];
+      if (second) a1.bits = av[v + stride];
     }
-    for (int k = 0; k < per_vector; ++k) compare_element<R>(p, v * per_vector + k, a.elements[k], e.elements[k], poison, c);
+#pragma unroll
+    for (int k = 0; k < per_vector; ++k) compare_element<R>(p, v * per_vector + k, a0.elements[k], e0.elements[k], poison, c);
+    if (second) {
+#pragma unroll
+      for (int k = 0; k < per_vector; ++k) {
+        compare_element<R>(p, (v + stride) * per_vector + k, a1.elements[k], e1.elements[k], poison, c);
+      }
+    }
   }
   for (std::size_t i = vectors * per_vector + first; i < c.n; i += stride) {
     compare_element<R>(p, i, actual ? actual[i] : constant, expected[i], poison, c);

@@ -8,7 +8,7 @@
 //   device {usable, reason, ordinal, platform, name, arch, multiprocessors, wave_size, memory_bytes, l2_bytes},
 //   options {warmup, iterations},
 //   copy_bandwidth {bytes_per_second, read_bytes_per_second, buffer_bytes, seconds: stats} | null  (perf runs)
-//   timer_floor {events_only, empty_kernel, empty_kernel_batch} | null        (perf runs; seconds)
+//   timer_floor {events_only, empty_kernel, empty_kernel_batch, empty_launch_wall} | null  (perf runs; seconds)
 //   cases [ {case, shape {dim: size}, verdict ("pass" | "fail" | "skipped" | "filtered" | "error"), message, wall_seconds,
 //            checks [ {seed ("0x..."), passed, problems [text],
 //                      outputs [ {name, dtype, extents, passed, reasons [text],
@@ -20,7 +20,8 @@
 //                                 first_mismatches [ {index, actual, expected, abs_error, rel_error, never_written} ]} ]} ],
 //            timing {mode ("cold" | "hot" | "batch"), method, launches_per_sample, warmup, optimized: stats,
 //                    reference: stats | null, optimized_precision, reference_precision, precise, speedup,
-//                    speedup_interval {low, high}, verdict, idle_wait, work {bytes, flops, tokens},
+//                    speedup_interval {low, high}, verdict, idle_wait, latency, launch_wall,
+//                    work {bytes, flops, tokens},
 //                    expectations {required_speedup, required_bandwidth, max_plausible_speedup},
 //                    throughput {bytes_per_second, flops_per_second, tokens_per_second, fraction_of_copy_bandwidth},
 //                    flags [text]} | null } ]
@@ -120,6 +121,8 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
           {"speedup_interval", {{"low", number(t.speedup_interval.low)}, {"high", number(t.speedup_interval.high)}}},
           {"verdict", t.verdict},
           {"idle_wait", number(t.idle_wait)},
+          {"latency", number(t.latency)},
+          {"launch_wall", number(t.launch_wall)},
           {"expectations",
            {{"required_speedup", number(t.expectations.required_speedup)},
             {"required_bandwidth", number(t.expectations.required_bandwidth)},
@@ -172,7 +175,8 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
       {"copy_bandwidth", copy},
       {"timer_floor", run.timer_floor ? json{{"events_only", number(run.timer_floor->events_only)},
                                              {"empty_kernel", number(run.timer_floor->empty_kernel)},
-                                             {"empty_kernel_batch", number(run.timer_floor->empty_kernel_batch)}}
+                                             {"empty_kernel_batch", number(run.timer_floor->empty_kernel_batch)},
+                                             {"empty_launch_wall", number(run.timer_floor->empty_launch_wall)}}
                                       : json(nullptr)},
       {"cases", cases}};
   return document.dump(2);

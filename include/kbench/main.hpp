@@ -228,8 +228,7 @@ inline int run_correctness(const char* program, run_options& options) {
 inline const copy_bandwidth& measured_copy_bandwidth() {
   if (!journal().copy) {
     journal().copy = measure_copy_bandwidth();
-    const timer_floor f = measure_timer_floor();
-    journal().timer_floor = timer_floor_record{f.events_only, f.empty_kernel, f.empty_kernel_batch};
+    journal().timer_floor = measure_timer_floor();
   }
   return *journal().copy;
 }
@@ -243,7 +242,6 @@ inline void fail_benchmark(benchmark::State& state, case_record& record, const s
 inline void perf_benchmark(benchmark::State& state, const case_registration& reg, const kbench::shape& s,
                            const run_options& options) {
   case_record& record = new_record(reg, s);
-  const wall_timer wall(record);
   if (filtered_out(reg, s, options, record)) {
     state.SkipWithError(("not run: " + record.message).c_str());
     return;
@@ -255,8 +253,11 @@ inline void perf_benchmark(benchmark::State& state, const case_registration& reg
   }
   const std::string name = test_name(reg, s);
   try {
+    // Once per program, and not part of any case's wall time.
     const copy_bandwidth& ceiling = measured_copy_bandwidth();
+    const timer_floor& floor = *journal().timer_floor;
     const double copy = ceiling.bytes_per_second;
+    const wall_timer wall(record);
     detail::case_instance instance(reg, s);
     // Shown correct first, in this process, with a fresh seed; a wrong kernel is never timed.
     const std::vector<std::uint64_t> seeds = seeds_for_run(options);
@@ -267,7 +268,7 @@ inline void perf_benchmark(benchmark::State& state, const case_registration& reg
     }
     timing_result t;
     for (auto _ : state) {
-      t = instance.measure(options, *g, ceiling);
+      t = instance.measure(options, *g, ceiling, floor);
       state.SetIterationTime(t.optimized.median);
     }
     record.timing = t;
@@ -339,9 +340,10 @@ inline int run_perf(const char* program, run_options& options) {
                format_stats(run.copy->seconds), format_rate(run.copy->read_bytes_per_second, 1.0, "B"));
     if (run.timer_floor) {
       fmt::print("timer floor: an event pair alone {}, an empty kernel {} (one launch per event pair), {} per launch "
-                 "in a graph of 100\n",
+                 "in a graph of 100, {} from launch to idle device on the host\n",
                  format_duration(run.timer_floor->events_only), format_duration(run.timer_floor->empty_kernel),
-                 format_duration(run.timer_floor->empty_kernel_batch));
+                 format_duration(run.timer_floor->empty_kernel_batch),
+                 format_duration(run.timer_floor->empty_launch_wall));
     }
     for (const case_record& c : run.cases) {
       const std::string name = c.shape.dims().empty() ? c.case_name : c.case_name + "/" + c.shape.to_string();

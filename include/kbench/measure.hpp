@@ -22,6 +22,7 @@
 
 #include "device_buffer.hpp"
 #include "hip_check.hpp"
+#include "results.hpp"
 #include "timing.hpp"
 
 namespace kbench {
@@ -134,13 +135,24 @@ class launch_graph {
   std::size_t nodes_ = 0;
 };
 
-// The timer's own floor on this device: what each timing method reports for (next to) no work.
-struct timer_floor {
-  double events_only = 0.0;         // an event pair with nothing between (median)
-  double empty_kernel = 0.0;        // an empty kernel between an event pair, queued behind a spin (median)
-  double empty_kernel_batch = 0.0;  // per launch, in a graph of 100 empty launches (median)
-};
+// Host time from a launch on an idle device until the whole device is idle again (median of 20);
+// `prepare` runs before each, untimed.
+template <class Prepare, class Launch>
+double launch_wall_time(Prepare&& prepare, Launch&& launch) {
+  std::vector<double> samples;
+  for (int i = 0; i < 21; ++i) {
+    prepare();
+    KBENCH_HIP_CHECK(hipDeviceSynchronize());
+    const auto before = std::chrono::steady_clock::now();
+    launch();
+    KBENCH_HIP_CHECK(hipDeviceSynchronize());
+    if (i > 0) samples.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count());
+  }
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
 
+// The timer's own floor on this device: what each timing method reports for (next to) no work.
 [[nodiscard]] inline timer_floor measure_timer_floor() {
   stream s;
   const spinner spin(s.get());
@@ -167,6 +179,7 @@ struct timer_floor {
   f.empty_kernel = median_of(empty, 1.0);
   const launch_graph batch(s.get(), empty, 100);
   f.empty_kernel_batch = median_of([&] { batch.launch(s.get()); }, 100.0);
+  f.empty_launch_wall = launch_wall_time([] {}, empty);
   return f;
 }
 

@@ -109,6 +109,8 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
     return copy_bytes_per_second > 0 ? fmt::format(" ({:.1f}% of copy)", 100.0 * t.work.bytes / seconds / copy_bytes_per_second)
                                      : std::string();
   };
+  out += fmt::format("  latency    {} (one cold launch, less the event-pair floor; what a profiler reports)\n",
+                     format_duration(t.latency));
   if (t.work.bytes > 0) {
     out += fmt::format("  bandwidth  {}{} optimized", format_rate(t.work.bytes, t.optimized.median, "B"),
                        fraction(t.optimized.median));

@@ -86,6 +86,8 @@ struct timing_result {
   interval speedup_interval;              // 95%, paired bootstrap
   std::string verdict;                    // "faster", "slower", "no significant difference" ("" without reference)
   double idle_wait = 0.0;                 // median wait for the device after each sample's last event
+  double latency = 0.0;                   // one cold launch of the optimized kernel, less the event-pair floor
+  double launch_wall = 0.0;               // host time of one launch on an idle device until it is idle again
   work_model work;
   perf_expectations expectations;
   std::vector<std::string> flags;         // implausible, dishonest-looking or short of a requirement: fails
@@ -103,11 +105,12 @@ struct case_record {
   double wall_seconds = 0.0;  // from the start of this case's test to its end, checks included
 };
 
-// What the timing methods report for no work on this device (measure.hpp): subtract nothing, but know it.
-struct timer_floor_record {
-  double events_only = 0.0;
-  double empty_kernel = 0.0;
-  double empty_kernel_batch = 0.0;
+// What the timing methods report for (next to) no work on this device (measure.hpp).
+struct timer_floor {
+  double events_only = 0.0;         // an event pair with nothing between (median seconds)
+  double empty_kernel = 0.0;        // an empty kernel between an event pair, queued behind a spin
+  double empty_kernel_batch = 0.0;  // per launch, in a graph of 100 empty launches
+  double empty_launch_wall = 0.0;   // host time to launch an empty kernel on an idle device and see it finish
 };
 
 struct run_record {
@@ -118,7 +121,7 @@ struct run_record {
   int warmup = 0;
   int iterations = 0;
   std::optional<copy_bandwidth> copy;
-  std::optional<timer_floor_record> timer_floor;
+  std::optional<kbench::timer_floor> timer_floor;
   std::deque<case_record> cases;  // a deque: references to a record stay valid while others are added
 };
 

@@ -304,7 +304,8 @@ class case_instance {
   // warm-up by count and by time, the timing mode (automatic: cold, or batch for kernels shorter than
   // batch_below_us), then samples until both medians are known to `precision` (never fewer than
   // `iterations`), or until max_time or max_iterations. Flags what looks implausible or dishonest.
-  [[nodiscard]] timing_result measure(const run_options& o, const gpu_info& g, const copy_bandwidth& ceiling) {
+  [[nodiscard]] timing_result measure(const run_options& o, const gpu_info& g, const copy_bandwidth& ceiling,
+                                      const timer_floor& floor) {
     using clock = std::chrono::steady_clock;
     timing_result t;
     t.warmup = o.warmup;
@@ -426,6 +427,36 @@ class case_instance {
       t.verdict = t.speedup_interval.low > 1.01    ? "faster"
                   : t.speedup_interval.high < 0.99 ? "slower"
                                                    : "no significant difference";
+    }
+    // Latency as a profiler sees it: one cold launch (the samples, or a few more when batched), less the
+    // event pair's own cost.
+    double single = t.optimized.median;
+    if (per_sample > 1) {
+      const cache_flush cold(std::max<std::size_t>(256u << 20, static_cast<std::size_t>(4 * g.l2_bytes)),
+                             std::max(g.multiprocessors, 1));
+      std::vector<double> singles;
+      for (int i = 0; i < 30; ++i) {
+        restore_in_place(side::optimized);
+        cold.enqueue(s);
+        start_.record(s);
+        launch_bound(case_.optimized_launch(), side::optimized);
+        stop_.record(s);
+        stop_.synchronize();
+        singles.push_back(stop_.seconds_since(start_));
+      }
+      single = summarize(singles).median;
+    }
+    t.latency = std::max(single - floor.events_only, 0.0);
+    // One launch on an idle device, timed on the host until the device is idle: work the timed stream did
+    // not see (another stream, or started after the launch returned) shows up here.
+    t.launch_wall = launch_wall_time([&] { restore_in_place(side::optimized); },
+                                     [&] { launch_bound(case_.optimized_launch(), side::optimized); });
+    const double unseen = t.launch_wall - floor.empty_launch_wall - 2 * single;
+    if (unseen > std::max(20e-6, single)) {
+      t.flags.push_back(fmt::format("one launch keeps the device busy {} on the host's clock but {} on the timed "
+                                    "stream: work ran on another stream or after the launch returned, outside the "
+                                    "timed region",
+                                    format_duration(t.launch_wall - floor.empty_launch_wall), format_duration(single)));
     }
     for (const auto* graph : {&reference_graph, &optimized_graph}) {
       if (*graph && (*graph)->nodes() == 0) {
@@ -797,11 +828,12 @@ struct perf_outcome {
   const gpu_info& g = gpu(options.device);
   if (!g.usable) throw error(g.reason);
   const copy_bandwidth copy = measure_copy_bandwidth();
+  const timer_floor floor = measure_timer_floor();
   detail::case_instance instance(registration, s);
   perf_outcome outcome;
   outcome.before = instance.check(seed, true);
   if (!outcome.before.passed()) return outcome;
-  outcome.timing = instance.measure(options, g, copy);
+  outcome.timing = instance.measure(options, g, copy, floor);
   outcome.after = instance.check(seed ^ 0x9E3779B97F4A7C15ull, false);
   return outcome;
 }
