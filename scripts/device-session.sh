@@ -49,13 +49,15 @@ case "$stage" in
     tail -22 "$out/timing.log"
     (cd build/reports && tar czf "$out/reports-extra.tgz" .)
     if [[ ",${KBENCH_SESSION_SKIP:-}," != *,sanitize,* ]]; then
-      OUT=build/reports/sanitize scripts/sanitize.sh build/nvidia-native "${KBENCH_SANITIZE_ELEMENTS:-200000}" 2>&1 | tee "$out/sanitize.log" | tail -40
+      OUT=build/reports/sanitize scripts/sanitize.sh build/nvidia-native "${KBENCH_SANITIZE_ELEMENTS:-2000000}" \
+        "${KBENCH_SANITIZE_ONLY:-.}" 2>&1 | tee "$out/sanitize.log" | tail -40
       (cd build/reports && tar czf "$out/reports-sanitize.tgz" sanitize)
     fi
     ;;
   sanitize)
     build_native
-    OUT=build/reports/sanitize scripts/sanitize.sh build/nvidia-native "${KBENCH_SANITIZE_ELEMENTS:-400000}" 2>&1 | tee "$out/sanitize.log" | tail -40
+    OUT=build/reports/sanitize scripts/sanitize.sh build/nvidia-native "${KBENCH_SANITIZE_ELEMENTS:-2000000}" \
+      "${KBENCH_SANITIZE_ONLY:-.}" 2>&1 | tee "$out/sanitize.log" | tail -40
     (cd build/reports && tar czf "$out/reports-sanitize.tgz" sanitize)
     ;;
 esac

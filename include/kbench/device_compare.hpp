@@ -155,7 +155,11 @@ __device__ inline void compare_element(device_partial& p, std::size_t i, typenam
     } else {
       rel_err = 0.0;  // below the current maximum: cannot change it
     }
-    for (int k = 0; k < c.rules.count; ++k) {
+    // Unrolled over the fixed maximum: a loop bound by rules.count would index the parameter arrays at run
+    // time, which puts them in local memory and costs a load per element.
+#pragma unroll
+    for (int k = 0; k < max_device_rules; ++k) {
+      if (k >= c.rules.count) break;
       switch (c.rules.kind[k]) {
         case element_rule::kind::exact: ok = ok && identical; break;
         case element_rule::kind::within: ok = ok && abs_err <= c.rules.atol[k] + c.rules.rtol[k] * magnitude; break;
@@ -189,28 +193,19 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
   const std::size_t vectors = c.n / per_vector;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const std::size_t first = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-  // Two vectors of each array per step, loaded before any is compared: more bytes in flight.
-  chunk constant_chunk;
-  for (int k = 0; k < per_vector; ++k) constant_chunk.elements[k] = constant;
   const auto* ev = reinterpret_cast<const uint4*>(expected);
   const auto* av = reinterpret_cast<const uint4*>(actual);
-  for (std::size_t v = first; v < vectors; v += 2 * stride) {
-    const bool second = v + stride < vectors;
-    chunk a0 = constant_chunk, a1 = constant_chunk, e0, e1;
-    e0.bits = ev[v];
-    if (second) e1.bits = ev[v + stride];
+  for (std::size_t v = first; v < vectors; v += stride) {
+    chunk a, e;
+    e.bits = ev[v];
     if (actual) {
-      a0.bits = av[v];
-      if (second) a1.bits = av[v + stride];
+      a.bits = av[v];
+    } else {
+#pragma unroll
+      for (int k = 0; k < per_vector; ++k) a.elements[k] = constant;
     }
 #pragma unroll
-    for (int k = 0; k < per_vector; ++k) compare_element<R>(p, v * per_vector + k, a0.elements[k], e0.elements[k], poison, c);
-    if (second) {
-#pragma unroll
-      for (int k = 0; k < per_vector; ++k) {
-        compare_element<R>(p, (v + stride) * per_vector + k, a1.elements[k], e1.elements[k], poison, c);
-      }
-    }
+    for (int k = 0; k < per_vector; ++k) compare_element<R>(p, v * per_vector + k, a.elements[k], e.elements[k], poison, c);
   }
   for (std::size_t i = vectors * per_vector + first; i < c.n; i += stride) {
     compare_element<R>(p, i, actual ? actual[i] : constant, expected[i], poison, c);
