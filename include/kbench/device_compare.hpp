@@ -110,50 +110,59 @@ struct compare_parameters {
   bool detect_poison;
 };
 
-// One element into a thread's partial summary: the host engine's element loop, on the device.
+// One thread's running summary. A thread meets its elements in increasing index order, so "first" is the
+// first one seen and a maximum is replaced only by a strictly larger value: no index comparisons per
+// element. Counts are 32-bit (a thread sees at most n / 262144 elements).
+struct thread_tally {
+  unsigned int mismatches = 0, never_written = 0, nonfinite = 0, nan_expected = 0, nan_actual = 0, finite_pairs = 0;
+  unsigned long long first_never_written = no_index, first_nonfinite = no_index, first_nan_expected = no_index;
+  unsigned long long max_abs_index = no_index, max_rel_index = no_index;
+  double max_abs = -1.0, max_rel = -1.0, dot = 0.0, norm_a = 0.0, norm_e = 0.0, norm_diff = 0.0;
+
+  __device__ device_partial partial() const {
+    device_partial p{mismatches, never_written, nonfinite, nan_expected, nan_actual, finite_pairs,
+                     first_never_written, first_nonfinite, first_nan_expected, max_abs_index, max_rel_index,
+                     max_abs < 0 ? 0.0 : max_abs, max_rel < 0 ? 0.0 : max_rel, dot, norm_a, norm_e, norm_diff};
+    return p;
+  }
+};
+
+// One element into a thread's tally: the host engine's element loop, on the device.
 template <class R>
-__device__ inline void compare_element(device_partial& p, std::size_t i, typename R::storage sa,
-                                       typename R::storage se, typename R::storage poison,
-                                       const compare_parameters& c) {
+__device__ inline void compare_element(thread_tally& t, std::size_t i, typename R::storage sa, typename R::storage se,
+                                       typename R::storage poison, const compare_parameters& c) {
   const double a = R::value(sa), e = R::value(se);
   const bool identical = R::is_float ? a == e : sa == se;
   if (c.detect_poison && sa == poison && !identical) {
-    ++p.never_written;
-    p.first_never_written = i < p.first_never_written ? i : p.first_never_written;
+    if (t.never_written++ == 0) t.first_never_written = i;
   }
   bool ok = true;
   double abs_err, rel_err;
   const double infinity = __longlong_as_double(0x7FF0000000000000ll);
   if (!isfinite(a) || !isfinite(e)) {
     const bool nan_a = isnan(a), nan_e = isnan(e);
-    if (nan_e) {
-      ++p.nan_expected;
-      p.first_nan_expected = i < p.first_nan_expected ? i : p.first_nan_expected;
-    }
-    p.nan_actual += nan_a;
+    if (nan_e && t.nan_expected++ == 0) t.first_nan_expected = i;
+    t.nan_actual += nan_a;
     ok = identical || (nan_a && nan_e && c.rules.equal_nan);
     abs_err = rel_err = ok ? 0.0 : infinity;
-    if (!ok) {
-      ++p.nonfinite;
-      p.first_nonfinite = i < p.first_nonfinite ? i : p.first_nonfinite;
-    }
+    if (!ok && t.nonfinite++ == 0) t.first_nonfinite = i;
   } else {
     unsigned long long int_diff = 0;
     if constexpr (!R::is_float) {
       int_diff = sa > se ? static_cast<unsigned long long>(sa - se) : static_cast<unsigned long long>(se - sa);
     }
     abs_err = R::is_float ? fabs(a - e) : static_cast<double>(int_diff);
-    // The division only for a candidate maximum (any element whose rel_err could reach it passes this
+    // The division only for a candidate maximum (any element whose rel_err could exceed it passes this
     // relaxed test), so the result is the host's, exactly, at a fraction of the cost.
     const double magnitude = fabs(e);
     if (abs_err == 0.0) {
       rel_err = 0.0;
     } else if (magnitude == 0.0) {
       rel_err = infinity;
-    } else if (abs_err >= p.max_rel * magnitude * (1.0 - 1e-12)) {
+    } else if (abs_err > t.max_rel * magnitude * (1.0 - 1e-12)) {
       rel_err = abs_err / magnitude;
     } else {
-      rel_err = 0.0;  // below the current maximum: cannot change it
+      rel_err = 0.0;  // at most the current maximum: cannot replace it
     }
     // Unrolled over the fixed maximum: a loop bound by rules.count would index the parameter arrays at run
     // time, which puts them in local memory and costs a load per element.
@@ -166,15 +175,15 @@ __device__ inline void compare_element(device_partial& p, std::size_t i, typenam
         case element_rule::kind::ulp: ok = ok && (R::is_float ? R::ulps(sa, se) : int_diff) <= c.rules.max_ulps[k]; break;
       }
     }
-    ++p.finite_pairs;
-    p.dot += a * e;
-    p.norm_a += a * a;
-    p.norm_e += e * e;
-    p.norm_diff += (a - e) * (a - e);
+    ++t.finite_pairs;
+    t.dot += a * e;
+    t.norm_a += a * a;
+    t.norm_e += e * e;
+    t.norm_diff += (a - e) * (a - e);
   }
-  if (abs_err > p.max_abs || (abs_err == p.max_abs && i < p.max_abs_index)) p.max_abs = abs_err, p.max_abs_index = i;
-  if (rel_err > p.max_rel || (rel_err == p.max_rel && i < p.max_rel_index)) p.max_rel = rel_err, p.max_rel_index = i;
-  p.mismatches += !ok;
+  if (abs_err > t.max_abs) t.max_abs = abs_err, t.max_abs_index = i;
+  if (rel_err > t.max_rel) t.max_rel = rel_err, t.max_rel_index = i;
+  t.mismatches += !ok;
 }
 
 // actual[i] is `constant` when `actual` is null (the teeth probes: an unwritten or an all-zero output).
@@ -189,7 +198,7 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
     uint4 bits;
     S elements[per_vector];
   };
-  device_partial p = empty_partial();
+  thread_tally tally;
   const std::size_t vectors = c.n / per_vector;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const std::size_t first = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
@@ -205,14 +214,14 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
       for (int k = 0; k < per_vector; ++k) a.elements[k] = constant;
     }
 #pragma unroll
-    for (int k = 0; k < per_vector; ++k) compare_element<R>(p, v * per_vector + k, a.elements[k], e.elements[k], poison, c);
+    for (int k = 0; k < per_vector; ++k) compare_element<R>(tally, v * per_vector + k, a.elements[k], e.elements[k], poison, c);
   }
   for (std::size_t i = vectors * per_vector + first; i < c.n; i += stride) {
-    compare_element<R>(p, i, actual ? actual[i] : constant, expected[i], poison, c);
+    compare_element<R>(tally, i, actual ? actual[i] : constant, expected[i], poison, c);
   }
   // Thread partials merge in a fixed tree within the block, block partials in block order on the host.
   __shared__ device_partial shared[256];
-  shared[threadIdx.x] = p;
+  shared[threadIdx.x] = tally.partial();
   __syncthreads();
   for (unsigned int width = 1; width < blockDim.x; width *= 2) {
     if (threadIdx.x % (2 * width) == 0 && threadIdx.x + width < blockDim.x) {
