@@ -15,7 +15,7 @@ KBENCH_PACKAGES="cmake ninja-build g++ hipcc libamdhip64-dev libhiprand-dev libr
 ensure_deps() {
   local missing=()
   if command -v dpkg-query >/dev/null; then
-    for p in $KBENCH_PACKAGES; do
+    for p in $KBENCH_PACKAGES ${KBENCH_EXTRA_PACKAGES:-}; do
       dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
     done
   else

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The tests: everything that can be checked on this machine, GPU or not.
-#   1. host-side unit tests (tolerance engine, statistics, reports, options) and header checks, g++
+#   1. host-side unit tests (tolerance engine, statistics, reports, options, JSON) and header checks, g++;
+#      the same under ASan and UBSan; the libFuzzer targets for a bounded time (clang)
 #   2. the AMD build (hipcc, GPU_TARGETS gfx906;gfx90a): every kernel, test and example, then ctest
 #   3. the NVIDIA build (nvcc, sm_90) when nvcc is present: the same
 #   4. an out-of-tree consumer through find_package, add_subdirectory and a plain copy
 # Without a GPU the kernel tests report "skipped" with their reason; with one, they run.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+KBENCH_EXTRA_PACKAGES="clang-14 libclang-rt-14-dev"  # libFuzzer and the sanitizer runtimes
 ensure_deps
 started=$(date +%s)
 mkdir -p "$KBENCH_BUILD"
@@ -14,6 +16,14 @@ mkdir -p "$KBENCH_BUILD"
 say "1/4 host-side unit tests"
 configure_and_build "$KBENCH_BUILD/host" -DKBENCH_GPU_PLATFORM=none
 run_ctest "$KBENCH_BUILD/host"
+
+say "1/4 host-side unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
+configure_and_build "$KBENCH_BUILD/host-sanitize" -DKBENCH_GPU_PLATFORM=none -DCMAKE_BUILD_TYPE=Debug \
+  "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+run_ctest "$KBENCH_BUILD/host-sanitize"
+
+say "1/4 fuzzing the tolerance engine, the reports and the option parser (${KBENCH_FUZZ_SECONDS:=30} s each)"
+"$KBENCH_ROOT/tests/fuzz/run.sh" "$KBENCH_BUILD/fuzz" "$KBENCH_FUZZ_SECONDS"
 
 say "2/4 AMD build (hipcc, GPU_TARGETS=${KBENCH_AMD_TARGETS:=gfx906;gfx90a})"
 CXX=hipcc configure_and_build "$KBENCH_BUILD/amd" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$KBENCH_AMD_TARGETS"

@@ -55,3 +55,32 @@ TEST_CASE("durations, rates and statistics read naturally", "[report]") {
         "cv 50.00%, n=3)");
   CHECK(kbench::describe_array(dtype::bf16, {16384, 8192}) == "bf16 [16384 x 8192]");
 }
+
+TEST_CASE("a timing report gives the method, both kernels, the speedup and every flag", "[report]") {
+  kbench::timing_result t;
+  t.mode = "cold";
+  t.method = "cold: a 256 MiB read evicts the caches before each launch";
+  t.optimized = kbench::summarize({130e-6, 131e-6, 132e-6});
+  t.reference = kbench::summarize({180e-6, 181e-6, 182e-6});
+  t.optimized_precision = 0.001;
+  t.reference_precision = 0.002;
+  t.speedup = 181.0 / 131.0;
+  t.speedup_interval = {1.37, 1.39};
+  t.verdict = "faster";
+  t.latency = 129.7e-6;
+  t.work.bytes = 536887296;
+  t.flags.push_back("a flag");
+  t.notes.push_back("a note");
+  CHECK(kbench::format_timing("rmsnorm/rows=16384 cols=8192", t, 4.22e12) ==
+        "rmsnorm/rows=16384 cols=8192\n"
+        "  method     cold: a 256 MiB read evicts the caches before each launch\n"
+        "  optimized  median 131.00 us (p10 130.20 us, p90 131.80 us, min 130.00 us, max 132.00 us, mean 131.00 us, "
+        "stddev 1.00 us, cv 0.76%, n=3), median known to +-0.10%\n"
+        "  reference  median 181.00 us (p10 180.20 us, p90 181.80 us, min 180.00 us, max 182.00 us, mean 181.00 us, "
+        "stddev 1.00 us, cv 0.55%, n=3), median known to +-0.20%\n"
+        "  speedup    1.382x (95% interval 1.370 to 1.390): faster\n"
+        "  latency    129.70 us (one cold launch, less the event-pair floor; what a profiler reports)\n"
+        "  bandwidth  4.10 TB/s (97.1% of copy) optimized, 2.97 TB/s (70.3% of copy) reference\n"
+        "  ! a flag\n"
+        "  note: a note\n");
+}
