@@ -151,10 +151,7 @@ class kernel_case {
   template <class T>
   [[nodiscard]] input_ref<T> input(std::string buffer_name, std::initializer_list<std::int64_t> extents,
                                    distribution init = detail::default_distribution<T>()) {
-    detail::buffer_slot& slot = add_slot(std::move(buffer_name), detail::buffer_role::input, dtype_v<T>, extents);
-    check_range(slot, init);
-    slot.init = init;
-    return input_ref<T>(&slot);
+    return input_ref<T>(&add_drawn(std::move(buffer_name), detail::buffer_role::input, dtype_v<T>, extents, init));
   }
 
   template <class T>
@@ -167,10 +164,7 @@ class kernel_case {
   template <class T>
   [[nodiscard]] output_ref<T> inout(std::string buffer_name, std::initializer_list<std::int64_t> extents,
                                     distribution init = detail::default_distribution<T>()) {
-    detail::buffer_slot& slot = add_slot(std::move(buffer_name), detail::buffer_role::inout, dtype_v<T>, extents);
-    check_range(slot, init);
-    slot.init = init;
-    return output_ref<T>(&slot);
+    return output_ref<T>(&add_drawn(std::move(buffer_name), detail::buffer_role::inout, dtype_v<T>, extents, init));
   }
 
   // The reference is either a device launch (an older kernel) or a host function computing in double.
@@ -257,6 +251,15 @@ class kernel_case {
     slot->size = size;
     buffers_.push_back(std::move(slot));
     return *buffers_.back();
+  }
+
+  // A buffer whose values kbench draws (an input, or an in-place buffer).
+  detail::buffer_slot& add_drawn(std::string buffer_name, detail::buffer_role role, dtype type,
+                                 std::initializer_list<std::int64_t> extents, const distribution& init) {
+    detail::buffer_slot& slot = add_slot(std::move(buffer_name), role, type, extents);
+    check_range(slot, init);
+    slot.init = init;
+    return slot;
   }
 
   void check_range(const detail::buffer_slot& slot, const distribution& init) const {

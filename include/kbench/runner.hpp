@@ -1,12 +1,14 @@
 // kbench/runner.hpp: the procedure behind every verdict. For one registered case at one shape:
 //
 //   check(seed): draw fresh inputs on the device; poison the reference's outputs and run the reference;
-//     prove the test has teeth (the tolerance must reject an unwritten output, an all-zero output and the
-//     reference perturbed beyond tolerance); poison the optimized outputs and run the optimized kernel;
-//     check the guard regions and that no input changed; compare every output.
-//   time(): only after a passing check; warm-up, then reference and optimized launches interleaved, each
-//     timed by an event pair on the case's stream; then a second check with a fresh seed, so a kernel
-//     that is right only before or during timing fails.
+//     prove the test has teeth (the tolerance must reject an unwritten output, an all-zero output, the
+//     reference perturbed beyond tolerance, and an in-place buffer left as drawn); poison the optimized
+//     outputs and run the optimized kernel; check the guard regions and that no input changed; compare
+//     every output (on the GPU when large).
+//   measure(): only after a passing check; warm-up, then reference and optimized launches interleaved in
+//     the chosen timing mode (measure.hpp) until the medians are known well enough; latency, speedup with
+//     its interval, and flags for whatever looks implausible or escaped the timed stream. The caller
+//     then checks again with another seed, so a kernel that is right only before timing fails.
 //
 // Compiled once per program (it is included by kbench/main.hpp), not by every test file.
 #pragma once
