@@ -168,11 +168,12 @@ __device__ inline void compare_element(thread_tally& t, std::size_t i, typename 
     // time, which puts them in local memory and costs a load per element.
 #pragma unroll
     for (int k = 0; k < max_device_rules; ++k) {
-      if (k >= c.rules.count) break;
-      switch (c.rules.kind[k]) {
-        case element_rule::kind::exact: ok = ok && identical; break;
-        case element_rule::kind::within: ok = ok && abs_err <= c.rules.atol[k] + c.rules.rtol[k] * magnitude; break;
-        case element_rule::kind::ulp: ok = ok && (R::is_float ? R::ulps(sa, se) : int_diff) <= c.rules.max_ulps[k]; break;
+      if (k < c.rules.count) {
+        switch (c.rules.kind[k]) {
+          case element_rule::kind::exact: ok = ok && identical; break;
+          case element_rule::kind::within: ok = ok && abs_err <= c.rules.atol[k] + c.rules.rtol[k] * magnitude; break;
+          case element_rule::kind::ulp: ok = ok && (R::is_float ? R::ulps(sa, se) : int_diff) <= c.rules.max_ulps[k]; break;
+        }
       }
     }
     ++t.finite_pairs;
