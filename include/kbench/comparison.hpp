@@ -159,15 +159,6 @@ struct integer_reader {
   static double value(Int v) noexcept { return static_cast<double>(v); }
 };
 
-template <class R>
-typename R::storage poison_value(dtype t) noexcept {
-  const std::uint32_t word = poison_word(t);
-  const std::uint64_t wide = (std::uint64_t{word} << 32) | word;
-  typename R::storage v;
-  std::memcpy(&v, &wide, sizeof v);
-  return v;
-}
-
 // What the element loop accumulates over a range of elements; ranges merge in index order.
 struct partial_result {
   std::size_t mismatches = 0, never_written = 0, nonfinite_mismatches = 0, nan_in_expected = 0, nan_in_actual = 0;
@@ -205,7 +196,7 @@ partial_result compare_elements(const array_view& actual, const array_view& expe
   constexpr bool same = std::is_same_v<A, E>;
   const auto* pa = static_cast<const SA*>(actual.data);
   const auto* pe = static_cast<const SE*>(expected.data);
-  const SA poison = poison_value<A>(actual.type);
+  const SA poison = poison_as<SA>(actual.type);
   const bool detect_poison = options.detect_poison;
   const bool equal_nan = tol.equal_nan;
   const element_rule* rules = tol.element_rules.data();

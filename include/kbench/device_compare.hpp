@@ -247,10 +247,8 @@ device_partial run_compare(const void* actual, const void* expected, std::size_t
     rules.max_ulps[k] = tol.element_rules[static_cast<std::size_t>(k)].max_ulps;
   }
   rules.equal_nan = tol.equal_nan;
-  const std::uint32_t word = poison_word(t);
-  const std::uint64_t wide = (std::uint64_t{word} << 32) | word;
-  S poison, constant;
-  std::memcpy(&poison, &wide, sizeof poison);
+  const S poison = poison_as<S>(t);
+  S constant;
   std::memcpy(&constant, &constant_bits, sizeof constant);
   constexpr unsigned int blocks = 1024;  // fixed: the merge order, hence the sums, never change
   // Allocated once: an allocation per comparison would cost as much as comparing a large output.
@@ -347,12 +345,9 @@ __global__ void count_words_equal(const Word* data, std::size_t n, Word value, u
 [[nodiscard]] inline std::size_t count_poison_on_device(const void* data, dtype t, std::size_t size, hipStream_t stream) {
   device_buffer<unsigned long long> count(1);
   KBENCH_HIP_CHECK(hipMemsetAsync(count.data(), 0, sizeof(unsigned long long), stream));
-  const std::uint32_t word = poison_word(t);
-  const std::uint64_t wide = (std::uint64_t{word} << 32) | word;
   auto launch = [&](auto zero) {
     using Word = decltype(zero);
-    Word value;
-    std::memcpy(&value, &wide, sizeof value);
+    const Word value = poison_as<Word>(t);
     hipLaunchKernelGGL(detail::count_words_equal<Word>, dim3(1024), dim3(256), 0, stream, static_cast<const Word*>(data),
                        size, value, count.data());
     KBENCH_HIP_CHECK_LAUNCH();

@@ -226,25 +226,29 @@ inline void store_from_double(void* data, dtype t, std::size_t i, double v) noex
   }
 }
 
+// The poison pattern as a Word of the element's width (the 32-bit word repeated, truncated).
+template <class Word>
+[[nodiscard]] inline Word poison_as(dtype t) noexcept {
+  const std::uint32_t word = poison_word(t);
+  const std::uint64_t wide = (std::uint64_t{word} << 32) | word;
+  Word value;
+  std::memcpy(&value, &wide, sizeof value);
+  return value;
+}
+
 // True when element i holds the poison pattern bit for bit.
 [[nodiscard]] inline bool holds_poison(const void* data, dtype t, std::size_t i) noexcept {
   const std::size_t size = info(t).size;
   const auto* bytes = static_cast<const unsigned char*>(data) + i * size;
-  const std::uint32_t word = poison_word(t);
-  unsigned char pattern[8];
-  std::memcpy(pattern, &word, 4);
-  std::memcpy(pattern + 4, &word, 4);
-  return std::memcmp(bytes, pattern, size) == 0;
+  const auto pattern = poison_as<std::uint64_t>(t);
+  return std::memcmp(bytes, &pattern, size) == 0;
 }
 
 // How many of `size` elements hold the poison pattern.
 [[nodiscard]] inline std::size_t count_poison(const void* data, dtype t, std::size_t size) noexcept {
   auto count = [&](auto zero) {
     using Word = decltype(zero);
-    const std::uint32_t word = poison_word(t);
-    const std::uint64_t wide = (std::uint64_t{word} << 32) | word;
-    Word poison;
-    std::memcpy(&poison, &wide, sizeof poison);
+    const Word poison = poison_as<Word>(t);
     const auto* p = static_cast<const Word*>(data);
     std::size_t n = 0;
     for (std::size_t i = 0; i < size; ++i) n += p[i] == poison;

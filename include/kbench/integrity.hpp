@@ -45,7 +45,7 @@ inline void poison(void* data, dtype type, std::size_t size, hipStream_t stream)
     case 1: KBENCH_HIP_CHECK(hipMemsetAsync(data, static_cast<int>(word & 0xFFu), size, stream)); break;
     case 2: launch_fill_words<std::uint16_t>(data, size, static_cast<std::uint16_t>(word), stream); break;
     case 4: launch_fill_words<std::uint32_t>(data, size, word, stream); break;
-    default: launch_fill_words<std::uint64_t>(data, size, (std::uint64_t{word} << 32) | word, stream); break;
+    default: launch_fill_words<std::uint64_t>(data, size, poison_as<std::uint64_t>(type), stream); break;
   }
 }
 

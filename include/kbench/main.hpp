@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -95,12 +96,17 @@ class wall_timer {
   std::chrono::steady_clock::time_point start_;
 };
 
-// Elements in all buffers of a case at a shape, from its declaration (no GPU needed).
+// A case's declaration at a shape, instantiated on the host only (no device memory, no GPU needed).
+inline std::unique_ptr<kernel_case> declare_on_host(const case_registration& reg, const kbench::shape& s) {
+  auto declared = std::make_unique<kernel_case>(reg.name(), s);
+  reg.function()(*declared);
+  return declared;
+}
+
+// Elements in all buffers of a case at a shape, from its declaration.
 inline double declared_elements(const case_registration& reg, const kbench::shape& s) {
-  kernel_case declared(reg.name(), s);
-  reg.function()(declared);
   double total = 0.0;
-  for (const auto& b : declared.buffers()) total += static_cast<double>(b->size);
+  for (const auto& b : declare_on_host(reg, s)->buffers()) total += static_cast<double>(b->size);
   return total;
 }
 
@@ -359,11 +365,10 @@ inline int run_perf(const char* program, run_options& options) {
 inline int run_list() {
   for (const case_registration& reg : registered_cases()) {
     for (const kbench::shape& s : reg.shapes()) {
-      kernel_case declared(reg.name(), s);
-      reg.function()(declared);
-      declared.validate();
+      const auto declared = declare_on_host(reg, s);
+      declared->validate();
       std::string buffers;
-      for (const auto& b : declared.buffers()) {
+      for (const auto& b : declared->buffers()) {
         const char* role = b->role == buffer_role::input ? "in" : b->role == buffer_role::output ? "out" : "inout";
         buffers += fmt::format("{}{} {} {}", buffers.empty() ? "" : ", ", role, b->name, describe_array(b->type, b->extents));
       }

@@ -116,7 +116,7 @@ inline int ctest_resource_gpu(int fallback) {
   app.add_option("--warmup-time", o.warmup_time, "seconds of warm-up at least")
       ->envname("KBENCH_WARMUP_TIME")
       ->check(CLI::Range(0.0, 3600.0));
-  app.add_option("--flush-mib", o.flush_mib, "MiB written to flush the caches in cold mode (0: automatic)")
+  app.add_option("--flush-mib", o.flush_mib, "MiB read to flush the caches in cold mode (0: automatic)")
       ->envname("KBENCH_FLUSH_MIB")
       ->check(CLI::Range(0.0, 65536.0));
   app.add_option("--batch-below-us", o.batch_below_us, "automatic timing batches kernels shorter than this")

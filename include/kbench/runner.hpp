@@ -346,8 +346,7 @@ class case_instance {
     std::optional<launch_graph> reference_graph, optimized_graph;
     int per_sample = 1;
     if (mode == timing_mode::cold) {
-      const double flush_bytes = o.flush_mib > 0 ? o.flush_mib * 1048576.0 : std::max(256.0 * 1048576.0, 4.0 * g.l2_bytes);
-      flush.emplace(static_cast<std::size_t>(flush_bytes), std::max(g.multiprocessors, 1));
+      flush.emplace(flush_bytes(o, g), std::max(g.multiprocessors, 1));
       t.mode = "cold";
       t.method = fmt::format("cold: a {} MiB read evicts the caches before each launch; one launch per event pair; "
                              "reference and optimized interleaved",
@@ -434,8 +433,7 @@ class case_instance {
     // event pair's own cost.
     double single = t.optimized.median;
     if (per_sample > 1) {
-      const cache_flush cold(std::max<std::size_t>(256u << 20, static_cast<std::size_t>(4 * g.l2_bytes)),
-                             std::max(g.multiprocessors, 1));
+      const cache_flush cold(flush_bytes(o, g), std::max(g.multiprocessors, 1));
       std::vector<double> singles;
       for (int i = 0; i < 30; ++i) {
         restore_in_place(side::optimized);
@@ -490,6 +488,12 @@ class case_instance {
     guarded_output& memory(side target) { return target == side::optimized ? optimized : reference; }
     [[nodiscard]] bool in_place() const { return slot->role == buffer_role::inout; }
   };
+
+  // Bytes that cold launches read to evict the caches: --flush-mib, or max(256 MiB, 4 x L2).
+  static std::size_t flush_bytes(const run_options& o, const gpu_info& g) {
+    const double bytes = o.flush_mib > 0 ? o.flush_mib * 1048576.0 : std::max(256.0 * 1048576.0, 4.0 * g.l2_bytes);
+    return static_cast<std::size_t>(bytes);
+  }
 
   // Outputs of a device reference with at least this many elements are compared on the GPU.
   static constexpr std::size_t device_compare_threshold = std::size_t{1} << 20;
@@ -760,7 +764,7 @@ class case_instance {
           return d.result.passed;
         };
         double norm = 0.0;
-        if (accepts(nullptr, (std::uint64_t{word} << 32) | word)) accepted.push_back("an output the kernel never wrote");
+        if (accepts(nullptr, poison_as<std::uint64_t>(slot.type))) accepted.push_back("an output the kernel never wrote");
         if (accepts(nullptr, 0, &norm)) accepted.push_back("an all-zero output");
         // The optimized buffer is scratch until the optimized run poisons it.
         KBENCH_HIP_CHECK(hipMemcpyAsync(out.optimized.data(), out.reference.data(), out.reference.bytes(),
