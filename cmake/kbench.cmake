@@ -14,7 +14,8 @@
 #           kbench::kbench  the whole library on the chosen platform
 # Function: kbench_add_kernel_test(<name> SOURCES <files> [INCLUDE_DIRECTORIES ..] [LIBRARIES ..]
 #                                  [LABELS ..] [TIMEOUT <s>])
-#           one program, two CTest tests <project>.<name>.correctness and <project>.<name>.perf.
+#           one program, three CTest tests: <project>.<name>.correctness and .perf (label gpu: skipped
+#           without one), and .declarations (every case declaration checked on the host, no GPU needed).
 
 include_guard(GLOBAL)
 cmake_minimum_required(VERSION 3.24)
@@ -199,4 +200,9 @@ function(kbench_add_kernel_test name)
   endforeach()
   # Timings are not shared with other GPU work.
   set_tests_properties(${PROJECT_NAME}.${name}.perf PROPERTIES RUN_SERIAL TRUE)
+  # Every case's declaration at every shape, instantiated on the host: a broken declaration fails here
+  # too, on machines without a GPU.
+  add_test(NAME ${PROJECT_NAME}.${name}.declarations COMMAND ${name} list)
+  set_tests_properties(${PROJECT_NAME}.${name}.declarations PROPERTIES LABELS "declarations;${ARG_LABELS}"
+                       TIMEOUT ${ARG_TIMEOUT})
 endfunction()

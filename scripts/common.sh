@@ -81,6 +81,24 @@ run_ctest() {
       echo "  $name: ${reason:-(no reason printed)}"
     done
   fi
+  tally_ctest "$out" "${dir#"$KBENCH_BUILD"/}"
   rm -f "$out"
   return $status
+}
+
+# tally_ctest <ctest output> <label>: records how many tests passed, were skipped and failed, for the
+# summary that ends scripts/test.sh.
+tally_ctest() {
+  local passed skipped failed
+  passed=$(grep -Ec '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' "$1" || true)
+  skipped=$(grep -Ec '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*\*\*\*Skipped' "$1" || true)
+  failed=$(grep -Ec '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*Failed|\*\*\*Timeout|\*\*\*Exception|Not Run)' "$1" || true)
+  echo "$passed $skipped $failed $2" >> "$KBENCH_BUILD/ctest-tally"
+}
+
+# Prints the tally of every ctest run so far: the tests that really ran, and those skipped.
+print_tally() {
+  awk '{ label = $0; sub(/^[0-9]+ [0-9]+ [0-9]+ /, "", label)
+         printf "  %-50s %4d passed %4d skipped %4d failed\n", label, $1, $2, $3; p += $1; s += $2; f += $3 }
+       END { printf "  %-50s %4d passed %4d skipped %4d failed\n", "in all", p, s, f }' "$KBENCH_BUILD/ctest-tally"
 }

@@ -4,6 +4,8 @@
 #   scripts/device-session.sh main      build, then the main job (correctness and timing of every case)
 #   scripts/device-session.sh extra     build, then the PyTorch comparison and the timing-accuracy table
 #   scripts/device-session.sh sanitize  build, then compute-sanitizer over the kernel tests
+#   scripts/device-session.sh harness   build, then kbench's own GPU tests (mutation suite, device
+#                                       comparison and its speed, timing cases, examples)
 #   KBENCH_SESSION_TESTS=<regex>        also run `ctest -R <regex>` (correctness, then perf) first
 set -uo pipefail
 stage=${1:-main}
@@ -53,6 +55,14 @@ case "$stage" in
         "${KBENCH_SANITIZE_ONLY:-.}" 2>&1 | tee "$out/sanitize.log" | tail -40
       (cd build/reports && tar czf "$out/reports-sanitize.tgz" sanitize)
     fi
+    ;;
+  harness)
+    build_native
+    ctest --test-dir build/nvidia-native -R "mutation|device_compare|timing_test|example" --output-on-failure \
+      --verbose > "$out/harness.log" 2>&1
+    status=$?
+    grep -E "Test +#|tests passed|tests failed|FAILED|failed|passed \(|device comparison of" "$out/harness.log" | tail -40
+    exit "$status"
     ;;
   sanitize)
     build_native

@@ -7,7 +7,8 @@
      stays the same.
   3. The same operations under triton.testing.do_bench (and do_bench_cudagraph for the tiny kernel).
   4. The device-side comparison of two 1 GiB fp32 outputs against the copy bandwidth.
-  5. The wall time of a default perf run of one case against its timed GPU time.
+  5. Input rotation: cache-resident cases on one input set, and rotating beyond the cache.
+  6. The wall time of a default perf run of one case against its timed GPU time.
 
     scripts/timing-accuracy.py [--build build/nvidia-native] [--out build/reports]
 """
@@ -26,7 +27,7 @@ import time
 p = argparse.ArgumentParser()
 p.add_argument("--build", default="build/nvidia-native")
 p.add_argument("--out", default="build/reports")
-p.add_argument("--skip", default="", help="comma-separated parts to leave out: repeats, dobench")
+p.add_argument("--skip", default="", help="comma-separated parts to leave out: ncu, repeats, dobench, compare")
 args = p.parse_args()
 skip = set(filter(None, args.skip.split(",")))
 os.makedirs(args.out, exist_ok=True)
@@ -55,14 +56,18 @@ def kbench(program, case_filter, name, *extra):
 us = lambda s: s * 1e6
 
 # 1. Against ncu -------------------------------------------------------------------------------------
-copy_doc, copy_case, _ = kbench("timing_test", "copy", "copy")
+BIG_COPY = "copy/floats=268435456"
+copy_doc, copy_case, _ = kbench("timing_test", BIG_COPY, "copy")
 tiny_doc, tiny_case, _ = kbench("timing_test", "tiny", "tiny")
 tiny_cold_doc, tiny_cold, _ = kbench("timing_test", "tiny", "tiny-cold", "--timing", "cold")
 ncu = shutil.which("ncu") or next(iter(sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"))), None)
+if "ncu" in skip:
+    ncu = None
 ncu_median = {}
 if ncu:
     r, _ = run([ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--csv", "-k",
                 "regex:copy_kernel|tiny_kernel", "-c", "80", os.path.join(tests, "timing_test"), "perf",
+                f"--benchmark_filter=^({BIG_COPY}|tiny)",
                 "--max-time", "0.2", "--warmup", "2", "--iterations", "30"], "ncu.log", timeout=580)
     text = r.stdout[r.stdout.find('"ID"'):] if '"ID"' in r.stdout else ""
     durations = {}
@@ -98,7 +103,7 @@ for label, case, key, field, target in (
 
 # 2. Ten independent runs ----------------------------------------------------------------------------
 for program, case_filter, label in (() if "repeats" in skip else
-                                    (("timing_test", "copy", "copy kernel"),
+                                    (("timing_test", BIG_COPY, "copy kernel"),
                                      ("rmsnorm_test", "rows=16384 cols=8192", "rmsnorm v2 16384x8192"))):
     medians, verdicts = [], []
     for i in range(10):
@@ -136,17 +141,35 @@ except Exception as e:  # noqa: BLE001 - report what could not run
     rows.append(("do_bench comparison", "-", "-", "-", "report", f"not run: {e}"))
 
 # 4. Device-side comparison of two 1 GiB outputs ------------------------------------------------------
-r, _ = run([os.path.join(tests, "kbench_device_compare_test")], "device-compare.log")
-m = re.search(r"device comparison of two 1 GiB fp32 outputs: ([\d.]+) ms, ([\d.]+) TB/s read \((\d+)% of copy.*?"
+r, _ = (None, 0) if "compare" in skip else run([os.path.join(tests, "kbench_device_compare_test"), "[speed]"],
+                                               "device-compare.log")
+m = r and re.search(r"device comparison of two 1 GiB fp32 outputs: ([\d.]+) ms, ([\d.]+) TB/s read \((\d+)% of copy.*?"
               r"host comparison: ([\d.]+) s \((\d+)x slower\)", r.stdout)
 if m:
     rows.append(("device comparison, 2 x 1 GiB fp32", f"{m.group(1)} ms = {m.group(2)} TB/s",
                  f"host path {m.group(4)} s", f"{m.group(3)}% of copy, {m.group(5)}x faster", ">= 50% of copy",
                  int(m.group(3)) >= 50))
 else:
-    rows.append(("device comparison, 2 x 1 GiB fp32", "-", "-", "-", ">= 50% of copy", f"not run ({r.returncode})"))
+    rows.append(("device comparison, 2 x 1 GiB fp32", "-", "-", "-", ">= 50% of copy",
+                 f"not run ({r.returncode if r else 'skipped'})"))
 
-# 5. Wall time of a default perf run of one case ------------------------------------------------------
+# 5. Input rotation: a 4 MiB copy (fits in the L2) batched on one input set, on two, rotating beyond the
+#    cache, and cold; the same for the tiny kernel (256 KiB, launch-bound).
+for case_filter, name, extra in (("copy/floats=1048576", "4 MiB copy", ("--timing", "batch")),
+                                 ("tiny", "tiny kernel", ("--timing", "batch"))):
+    medians = {}
+    for sets in ("1", "auto", "beyond-cache"):
+        _, case, _ = kbench("timing_test", case_filter, f"rotation-{name.replace(' ', '-')}-{sets}", *extra,
+                            "--input-sets", sets)
+        medians[sets] = (case["timing"]["optimized"]["median"], case["timing"]["input_sets"])
+    if name == "4 MiB copy":
+        _, case, _ = kbench("timing_test", case_filter, "rotation-4MiB-cold", "--timing", "cold")
+        medians["cold"] = (case["timing"]["optimized"]["median"], case["timing"]["input_sets"])
+    rows.append((f"{name}, {extra[1]}: one input set / 2 / beyond the cache" + (" / cold" if "cold" in medians else ""),
+                 " / ".join(f"{us(m):.2f}" for m, _ in medians.values()) + " us",
+                 "sets " + " / ".join(str(k) for _, k in medians.values()), "-", "report", "-"))
+
+# 6. Wall time of a default perf run of one case ------------------------------------------------------
 doc, case, process_wall = kbench("rmsnorm_test", "rows=16384 cols=8192", "wall")
 t = case["timing"]
 timed = t["optimized"]["count"] * (t["optimized"]["mean"] + (t["reference"]["mean"] if t["reference"] else 0.0))
@@ -155,6 +178,8 @@ rows.append(("default perf run of rmsnorm 16384x8192: wall in the case", f"{case
              f"timed GPU {timed:.3f} s", f"limit {limit:.3f} s", "<= 1.3x + 0.2 s", case["wall_seconds"] <= limit))
 rows.append(("  the same, whole process (start-up, device probe, copy bandwidth)", f"{process_wall:.3f} s",
              f"timed GPU {timed:.3f} s", f"limit {limit:.3f} s", "<= 1.3x + 0.2 s", process_wall <= limit))
+rows.append(("  of which: opening the device / copy bandwidth and timer floor", f"{doc['device']['open_seconds']:.3f} s",
+             f"{doc['ceilings_seconds']:.3f} s", "-", "report", "-"))
 
 floor = copy_doc.get("timer_floor") or {}
 print(f"\nkbench timing accuracy on {copy_doc['device']['name']} ({copy_doc['device']['arch']}); timer floor: "

@@ -5,10 +5,12 @@
 //   zeros, writing the input, fp16 accumulation, writing past the end and before the start, changing an
 //   input, computing on the first call only, caching on the input pointer, a kernel tuned for one shape,
 //   a failing launch, a reference that leaves elements unwritten, a tolerance that accepts all zeros;
-//   caught by the timing: work moved to another stream, an implausible speedup.
+//   caught by the timing: work moved to another stream, an implausible speedup; and, by the checks of the
+//   timed launches, kernels that skip work, change an input or write past the output only while timed.
 #include <kbench/runner.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -146,6 +148,37 @@ void slowed_reference(const __half* x, const __half* w, __half* y, std::int64_t 
   correct(x, w, y, rows, cols, s);
 }
 
+// Cheats that behave in a correctness run (one launch of the optimized kernel per run) and misbehave when
+// called in quick succession, as in the warm-up and the timed loop: they skip the work, change an input,
+// or write past the output.
+template <int Variant>
+bool rushed() {
+  static std::chrono::steady_clock::time_point last{};
+  const auto now = std::chrono::steady_clock::now();
+  const bool quick = now - last < std::chrono::milliseconds(2);
+  last = now;
+  return quick;
+}
+void skips_when_rushed(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  if (!rushed<0>()) correct(x, w, y, rows, cols, s);
+}
+void skips_every_other_call_when_rushed(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols,
+                                        hipStream_t s) {
+  static int calls = 0;
+  if (rushed<3>() && calls++ % 2 == 1) return;
+  correct(x, w, y, rows, cols, s);
+}
+void mutates_input_when_rushed(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols,
+                               hipStream_t s) {
+  correct(x, w, y, rows, cols, s);
+  if (rushed<1>()) hipLaunchKernelGGL(poke_kernel, dim3(1), dim3(1), 0, s, const_cast<__half*>(x), rows * cols / 3);
+}
+void writes_past_end_when_rushed(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols,
+                                 hipStream_t s) {
+  correct(x, w, y, rows, cols, s);
+  if (rushed<2>()) hipLaunchKernelGGL(poke_kernel, dim3(1), dim3(1), 0, s, y, rows * cols + 100);
+}
+
 // Correct but different: another summation order (each thread sums its elements backwards, one wave-level
 // reduction less) must pass the same tolerance.
 __global__ void backwards_kernel(const __half* x, const __half* w, __half* y, std::int64_t cols) {
@@ -194,6 +227,10 @@ void other_stream_case(kbench::kernel_case& c) {
   c.bytes_moved(4.0 * c.dim("rows") * c.dim("cols"));
 }
 void slowed_reference_case(kbench::kernel_case& c) { declare<correct, slowed_reference>(c); }
+void skips_when_rushed_case(kbench::kernel_case& c) { declare<skips_when_rushed>(c); }
+void mutates_input_when_rushed_case(kbench::kernel_case& c) { declare<mutates_input_when_rushed>(c); }
+void skips_every_other_call_when_rushed_case(kbench::kernel_case& c) { declare<skips_every_other_call_when_rushed>(c); }
+void writes_past_end_when_rushed_case(kbench::kernel_case& c) { declare<writes_past_end_when_rushed>(c); }
 void out_of_memory_case(kbench::kernel_case& c) {
   auto x = c.input<float>("x", {std::int64_t{1} << 40});  // 4 TiB
   auto y = c.output<float>("y", {8});
@@ -218,10 +255,11 @@ kbench::seed_result check(kbench::case_function f, const kbench::shape& s, std::
   return kbench::check_case(registration(f), s, seed);
 }
 
-// The perf procedure with a short sampling budget, in the given timing mode.
-kbench::perf_outcome time(kbench::case_function f, const kbench::shape& s, const char* mode = "auto") {
-  const char* argv[] = {"mutation_test", "perf", "--max-time", "0.5", "--timing", mode};
-  return kbench::measure_case(registration(f), s, kbench::parse_options(6, argv), 0x7157);
+// The perf procedure with a short sampling budget, in the given timing mode, rotating among `sets` inputs.
+kbench::perf_outcome time(kbench::case_function f, const kbench::shape& s, const char* mode = "auto",
+                          const char* sets = "auto") {
+  const char* argv[] = {"mutation_test", "perf", "--max-time", "0.5", "--timing", mode, "--input-sets", sets};
+  return kbench::measure_case(registration(f), s, kbench::parse_options(8, argv), 0x7157);
 }
 
 std::string flags_of(const kbench::perf_outcome& o) {
@@ -330,6 +368,59 @@ TEST_CASE("an implausible speedup is flagged; an honest one is not", "[mutation]
   const kbench::perf_outcome honest = time(correct_case, large);
   INFO(flags_of(honest));
   CHECK(honest.passed());
+}
+
+TEST_CASE("a kernel that skips work while timed is caught by the check of the last timed launch", "[mutation][perf]") {
+  CHECK(check(skips_when_rushed_case, odd).passed());  // one launch per correctness run: it computes
+  for (const char* mode : {"cold", "hot"}) {
+    for (const char* sets : {"auto", "1"}) {
+      const kbench::perf_outcome o = time(skips_when_rushed_case, wide, mode, sets);
+      INFO(mode << ", input sets " << sets << ": " << flags_of(o));
+      CHECK_FALSE(o.passed());
+      CHECK(flags_of(o).find("the last timed launch of the optimized kernel (input set") != std::string::npos);
+      CHECK(flags_of(o).find("were never written") != std::string::npos);
+    }
+  }
+  // Batched, the skipped calls leave holes in the captured graph.
+  const kbench::perf_outcome batched = time(skips_when_rushed_case, odd, "batch");
+  INFO(flags_of(batched));
+  CHECK_FALSE(batched.passed());
+  CHECK(flags_of(batched).find("the optimized launch put no work on the stream kbench gave it") != std::string::npos);
+  const kbench::perf_outcome holes = time(skips_every_other_call_when_rushed_case, odd, "batch");
+  INFO(flags_of(holes));
+  CHECK_FALSE(holes.passed());
+  CHECK(flags_of(holes).find("the optimized launch put no work on the stream on some calls") != std::string::npos);
+}
+
+TEST_CASE("changing an input or writing past the output while timed is caught after the timing", "[mutation][perf]") {
+  CHECK(check(mutates_input_when_rushed_case, odd).passed());
+  CHECK(check(writes_past_end_when_rushed_case, odd).passed());
+  for (const char* mode : {"cold", "batch"}) {
+    const kbench::perf_outcome mutated = time(mutates_input_when_rushed_case, wide, mode);
+    INFO(mode << ": " << flags_of(mutated));
+    CHECK_FALSE(mutated.passed());
+    CHECK(flags_of(mutated).find("while timed, a launch modified input 'x'") != std::string::npos);
+    const kbench::perf_outcome overrun = time(writes_past_end_when_rushed_case, wide, mode);
+    INFO(mode << ": " << flags_of(overrun));
+    CHECK_FALSE(overrun.passed());
+    CHECK(flags_of(overrun).find("while timed, the optimized kernel wrote outside output 'y': 2 bytes changed past the end") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("an honest kernel passes in every timing mode, whatever the input rotation", "[mutation][perf]") {
+  for (const char* mode : {"cold", "hot", "batch"}) {
+    for (const char* sets : {"1", "auto", "beyond-cache"}) {
+      const kbench::perf_outcome o = time(correct_case, wide, mode, sets);
+      INFO(mode << ", input sets " << sets << ": " << flags_of(o) << (o.timing ? o.timing->method : ""));
+      CHECK(o.passed());
+      REQUIRE(o.timing);
+      const int expected = std::string(sets) == "1" ? 1 : std::string(sets) == "auto" ? 2 : 0;
+      if (expected > 0) CHECK(o.timing->input_sets == expected);
+      // Beyond the cache: the sets together hold at least the cold flush (at least 256 MiB).
+      if (expected == 0) CHECK(o.timing->input_sets * o.timing->input_set_bytes >= 256.0 * 1048576.0);
+    }
+  }
 }
 
 TEST_CASE("an allocation larger than the GPU is a clear error, and the GPU stays usable", "[mutation]") {

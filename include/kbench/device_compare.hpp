@@ -1,6 +1,7 @@
 // kbench/device_compare.hpp: the comparison engine's element loop on the GPU, for large outputs compared
 // with a device reference. Each block reduces its elements to one partial summary; only the partials
-// come back to the host, which merges them in block order (deterministic for a given grid). The result
+// come back to the host, which merges them in block order (deterministic: the grid depends only on the
+// device and the size). The result
 // matches comparison.hpp's host loop: the same counts, first indices and maxima (ties to the smallest
 // index); sums agree to rounding.
 //
@@ -30,12 +31,14 @@ struct device_partial {
 
 inline constexpr int max_device_rules = 4;
 
+// The element rules grouped by kind, so that an element meets no switch on the rule's kind: every exact
+// rule is one flag, every ulp rule one bound (the smallest), the within rules a short list.
 struct device_rules {
-  int count;
-  element_rule::kind kind[max_device_rules];
+  int within_count;
   double atol[max_device_rules];
   double rtol[max_device_rules];
-  unsigned long long max_ulps[max_device_rules];
+  bool exact;
+  unsigned long long max_ulps;  // ~0: no ulp rule
   bool equal_nan;
 };
 
@@ -93,6 +96,22 @@ struct device_reader {
       return static_cast<double>(w);
     }
   }
+  // False for NaN and Inf, from the bits alone (integer types: always true).
+  __device__ static bool finite_bits(Word w) {
+    if constexpr (T == dtype::f64) {
+      return ((static_cast<unsigned long long>(w) >> 52) & 0x7FFu) != 0x7FFu;
+    } else if constexpr (T == dtype::f32) {
+      return (w & 0x7F800000u) != 0x7F800000u;
+    } else if constexpr (T == dtype::f16) {
+      return (w & 0x7C00u) != 0x7C00u;
+    } else if constexpr (T == dtype::bf16) {
+      return (w & 0x7F80u) != 0x7F80u;
+    } else if constexpr (T == dtype::f8e4m3) {
+      return (w & 0x7Fu) != 0x7Fu;  // e4m3fn: no infinity, one NaN per sign
+    } else {
+      return true;
+    }
+  }
   __device__ static unsigned long long ulps(Word a, Word b) {
     constexpr unsigned long long sign = 1ull << (8 * sizeof(Word) - 1);
     const unsigned long long ua = static_cast<unsigned long long>(a) & ((sign << 1) - 1);
@@ -112,7 +131,7 @@ struct compare_parameters {
 
 // One thread's running summary. A thread meets its elements in increasing index order, so "first" is the
 // first one seen and a maximum is replaced only by a strictly larger value: no index comparisons per
-// element. Counts are 32-bit (a thread sees at most n / 262144 elements).
+// element. Counts are 32-bit: a thread sees n / (blocks x 256) elements, far below 2^32 for any output that fits.
 struct thread_tally {
   unsigned int mismatches = 0, never_written = 0, nonfinite = 0, nan_expected = 0, nan_actual = 0, finite_pairs = 0;
   unsigned long long first_never_written = no_index, first_nonfinite = no_index, first_nan_expected = no_index;
@@ -164,17 +183,12 @@ __device__ inline void compare_element(thread_tally& t, std::size_t i, typename 
     } else {
       rel_err = 0.0;  // at most the current maximum: cannot replace it
     }
-    // Unrolled over the fixed maximum: a loop bound by rules.count would index the parameter arrays at run
-    // time, which puts them in local memory and costs a load per element.
+    ok = (identical || !c.rules.exact) && (R::is_float ? R::ulps(sa, se) : int_diff) <= c.rules.max_ulps;
+    // Unrolled over the fixed maximum: a loop bound by within_count would index the parameter arrays at
+    // run time, which puts them in local memory and costs a load per element.
 #pragma unroll
     for (int k = 0; k < max_device_rules; ++k) {
-      if (k < c.rules.count) {
-        switch (c.rules.kind[k]) {
-          case element_rule::kind::exact: ok = ok && identical; break;
-          case element_rule::kind::within: ok = ok && abs_err <= c.rules.atol[k] + c.rules.rtol[k] * magnitude; break;
-          case element_rule::kind::ulp: ok = ok && (R::is_float ? R::ulps(sa, se) : int_diff) <= c.rules.max_ulps[k]; break;
-        }
-      }
+      if (k < c.rules.within_count) ok = ok && abs_err <= c.rules.atol[k] + c.rules.rtol[k] * magnitude;
     }
     ++t.finite_pairs;
     t.dot += a * e;
@@ -187,14 +201,82 @@ __device__ inline void compare_element(thread_tally& t, std::size_t i, typename 
   t.mismatches += !ok;
 }
 
+// G elements at once (four, or two of 64 bits), with compare_element's result on each: the common case (all finite floats: the
+// poison pattern is a NaN) without a branch per element; the maxima are compared once per group, and
+// replaced element by element, in index order, only when the group holds a candidate. Anything else goes
+// through compare_element.
+template <class R, int G>
+__device__ inline void compare_group(thread_tally& t, std::size_t first, const typename R::storage* sa,
+                                     const typename R::storage* se, typename R::storage poison, const compare_parameters& c) {
+  bool finite = R::is_float;
+#pragma unroll
+  for (int k = 0; k < G; ++k) finite = finite && R::finite_bits(sa[k]) && R::finite_bits(se[k]);
+  if (!finite) {
+#pragma unroll
+    for (int k = 0; k < G; ++k) compare_element<R>(t, first + k, sa[k], se[k], poison, c);
+    return;
+  }
+  double abs_err[G], magnitude[G];
+  double group_max = 0.0;
+  bool rel_candidate = t.max_rel < 0.0;  // the first group: its first element sets the maximum
+  unsigned int failed = 0;
+  const double rel_threshold = t.max_rel * (1.0 - 1e-12);
+#pragma unroll
+  for (int k = 0; k < G; ++k) {
+    const double a = R::value(sa[k]), e = R::value(se[k]);
+    const double d = a - e;
+    abs_err[k] = fabs(d);
+    magnitude[k] = fabs(e);
+    bool ok = (a == e || !c.rules.exact) && (c.rules.max_ulps == ~0ull || R::ulps(sa[k], se[k]) <= c.rules.max_ulps);
+#pragma unroll
+    for (int w = 0; w < max_device_rules; ++w) {
+      if (w < c.rules.within_count) ok = ok && abs_err[k] <= c.rules.atol[w] + c.rules.rtol[w] * magnitude[k];
+    }
+    failed += !ok;
+    t.dot += a * e;
+    t.norm_a += a * a;
+    t.norm_e += e * e;
+    t.norm_diff += d * d;
+    group_max = fmax(group_max, abs_err[k]);
+    rel_candidate = rel_candidate || abs_err[k] > rel_threshold * magnitude[k];
+  }
+  t.mismatches += failed;
+  t.finite_pairs += G;
+  if (group_max > t.max_abs) {
+#pragma unroll
+    for (int k = 0; k < G; ++k) {
+      if (abs_err[k] > t.max_abs) t.max_abs = abs_err[k], t.max_abs_index = first + k;
+    }
+  }
+  if (rel_candidate) {  // compare_element's relative error, in order
+    const double infinity = __longlong_as_double(0x7FF0000000000000ll);
+#pragma unroll
+    for (int k = 0; k < G; ++k) {
+      double rel_err = 0.0;
+      if (abs_err[k] != 0.0) {
+        if (magnitude[k] == 0.0) {
+          rel_err = infinity;
+        } else if (abs_err[k] > t.max_rel * magnitude[k] * (1.0 - 1e-12)) {
+          rel_err = abs_err[k] / magnitude[k];
+        }
+      }
+      if (rel_err > t.max_rel) t.max_rel = rel_err, t.max_rel_index = first + k;
+    }
+  }
+}
+
 // actual[i] is `constant` when `actual` is null (the teeth probes: an unwritten or an all-zero output).
-// Both arrays are read 16 bytes at a time (device allocations are aligned); a scalar loop takes the tail.
+// Both arrays are read 16 bytes at a time (device allocations are aligned), `unroll` vectors of each per
+// thread before any arithmetic, so that enough bytes are in flight to keep memory busy at the occupancy
+// this register-heavy loop allows; a scalar loop takes the tail.
 template <class R>
 __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage* actual, const typename R::storage* expected,
                                                       typename R::storage constant, typename R::storage poison,
                                                       compare_parameters c, device_partial* partials) {
   using S = typename R::storage;
   constexpr int per_vector = 16 / sizeof(S);
+  constexpr int group = per_vector < 4 ? per_vector : 4;
+  constexpr int unroll = 4;
   union chunk {
     uint4 bits;
     S elements[per_vector];
@@ -205,8 +287,7 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
   const std::size_t first = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
   const auto* ev = reinterpret_cast<const uint4*>(expected);
   const auto* av = reinterpret_cast<const uint4*>(actual);
-  for (std::size_t v = first; v < vectors; v += stride) {
-    chunk a, e;
+  auto load = [&](std::size_t v, chunk& a, chunk& e) {
     e.bits = ev[v];
     if (actual) {
       a.bits = av[v];
@@ -214,8 +295,26 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
 #pragma unroll
       for (int k = 0; k < per_vector; ++k) a.elements[k] = constant;
     }
+  };
+  // A thread meets its elements in increasing index order, as thread_tally requires.
+  std::size_t v = first;
+  for (; v + (unroll - 1) * stride < vectors; v += unroll * stride) {
+    chunk a[unroll], e[unroll];
 #pragma unroll
-    for (int k = 0; k < per_vector; ++k) compare_element<R>(tally, v * per_vector + k, a.elements[k], e.elements[k], poison, c);
+    for (int u = 0; u < unroll; ++u) load(v + u * stride, a[u], e[u]);
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+#pragma unroll
+      for (int k = 0; k < per_vector; k += group) {
+        compare_group<R, group>(tally, (v + u * stride) * per_vector + k, a[u].elements + k, e[u].elements + k, poison, c);
+      }
+    }
+  }
+  for (; v < vectors; v += stride) {
+    chunk a, e;
+    load(v, a, e);
+#pragma unroll
+    for (int k = 0; k < per_vector; k += group) compare_group<R, group>(tally, v * per_vector + k, a.elements + k, e.elements + k, poison, c);
   }
   for (std::size_t i = vectors * per_vector + first; i < c.n; i += stride) {
     compare_element<R>(tally, i, actual ? actual[i] : constant, expected[i], poison, c);
@@ -238,21 +337,35 @@ device_partial run_compare(const void* actual, const void* expected, std::size_t
                            dtype t, const tolerance& tol, bool detect_poison, hipStream_t stream) {
   using S = typename R::storage;
   device_rules rules{};
-  rules.count = static_cast<int>(tol.element_rules.size());
-  if (rules.count > max_device_rules) throw usage_error("device comparison supports up to 4 element rules");
-  for (int k = 0; k < rules.count; ++k) {
-    rules.kind[k] = tol.element_rules[static_cast<std::size_t>(k)].rule;
-    rules.atol[k] = tol.element_rules[static_cast<std::size_t>(k)].atol;
-    rules.rtol[k] = tol.element_rules[static_cast<std::size_t>(k)].rtol;
-    rules.max_ulps[k] = tol.element_rules[static_cast<std::size_t>(k)].max_ulps;
+  rules.max_ulps = ~0ull;
+  for (const element_rule& r : tol.element_rules) {
+    switch (r.rule) {
+      case element_rule::kind::exact: rules.exact = true; break;
+      case element_rule::kind::ulp: rules.max_ulps = std::min<unsigned long long>(rules.max_ulps, r.max_ulps); break;
+      case element_rule::kind::within:
+        if (rules.within_count == max_device_rules) throw usage_error("device comparison supports up to 4 allclose-type rules");
+        rules.atol[rules.within_count] = r.atol;
+        rules.rtol[rules.within_count] = r.rtol;
+        ++rules.within_count;
+        break;
+    }
   }
   rules.equal_nan = tol.equal_nan;
   const S poison = poison_as<S>(t);
   S constant;
   std::memcpy(&constant, &constant_bits, sizeof constant);
-  constexpr unsigned int blocks = 1024;  // fixed: the merge order, hence the sums, never change
+  // One full wave of resident blocks (fewer for small outputs): no tail wave. The grid depends only on the
+  // device and n, so the merge order, hence the sums, are the same on every run.
+  static const unsigned int full_wave = [] {
+    int device = 0, multiprocessors = 0, per_multiprocessor = 0;
+    KBENCH_HIP_CHECK(hipGetDevice(&device));
+    KBENCH_HIP_CHECK(hipDeviceGetAttribute(&multiprocessors, hipDeviceAttributeMultiprocessorCount, device));
+    KBENCH_HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, compare_kernel<R>, 256, 0));
+    return static_cast<unsigned int>(std::max(1, multiprocessors * std::max(per_multiprocessor, 1)));
+  }();
+  const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>((n + 4095) / 4096, 1, full_wave));
   // Allocated once: an allocation per comparison would cost as much as comparing a large output.
-  static const device_buffer<device_partial> partials(blocks);
+  static const device_buffer<device_partial> partials(full_wave);
   if (reinterpret_cast<std::uintptr_t>(actual) % 16 != 0 || reinterpret_cast<std::uintptr_t>(expected) % 16 != 0) {
     throw usage_error("device comparison needs 16-byte aligned buffers");
   }
@@ -261,7 +374,7 @@ device_partial run_compare(const void* actual, const void* expected, std::size_t
                      partials.data());
   KBENCH_HIP_CHECK_LAUNCH();
   std::vector<device_partial> host(blocks);
-  KBENCH_HIP_CHECK(hipMemcpyAsync(host.data(), partials.data(), partials.bytes(), hipMemcpyDeviceToHost, stream));
+  KBENCH_HIP_CHECK(hipMemcpyAsync(host.data(), partials.data(), blocks * sizeof(device_partial), hipMemcpyDeviceToHost, stream));
   KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
   device_partial total = empty_partial();
   for (const device_partial& p : host) merge_partial(total, p);
@@ -269,6 +382,14 @@ device_partial run_compare(const void* actual, const void* expected, std::size_t
 }
 
 }  // namespace detail
+
+// Whether the device comparison can apply `tol` (at most 4 allclose-type rules); the host engine can
+// apply any.
+[[nodiscard]] inline bool device_can_compare(const tolerance& tol) {
+  return std::count_if(tol.element_rules.begin(), tol.element_rules.end(), [](const element_rule& r) {
+           return r.rule == element_rule::kind::within;
+         }) <= detail::max_device_rules;
+}
 
 // Compares two device arrays of the same dtype (or, with `actual` null, the constant `constant_bits`
 // against the reference). Returns a comparison without its first-mismatches table; `clean` says whether

@@ -65,6 +65,8 @@ class guarded_output {
     KBENCH_HIP_CHECK(hipMemsetAsync(base + guard_bytes + bytes_, guard_byte, guard_bytes, stream));
     poison(data(), type, size, stream);
   }
+  // Poisons the output only: what the guards caught since they were armed stays visible.
+  void poison_contents(dtype type, std::size_t size, hipStream_t stream) { poison(data(), type, size, stream); }
 
   // Empty when both guards are intact; otherwise where the first stray write landed, in bytes relative
   // to the start or the end of the output. Call after the stream is synchronised.
@@ -109,6 +111,36 @@ __global__ void count_changed_words(const Word* a, const Word* b, std::size_t wo
       atomicMin(first, static_cast<unsigned long long>(i));
     }
   }
+}
+
+// An order-independent 64-bit fingerprint of `words` 4-byte words: a sum of hashed (word, index) pairs,
+// so one changed word changes it (but for a 2^-64 chance), whatever the grid.
+template <int Unused = 0>
+__global__ void fingerprint_kernel(const std::uint32_t* words, std::size_t count, unsigned long long* sum) {
+  unsigned long long mine = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    unsigned long long z = (static_cast<unsigned long long>(words[i]) << 32 ^ i) + 0x9E3779B97F4A7C15ull;  // splitmix64
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    mine += z ^ (z >> 31);
+  }
+  atomicAdd(sum, mine);
+}
+
+// The fingerprint of `bytes` (a multiple of 4) of device memory; synchronises `stream`.
+[[nodiscard]] inline std::uint64_t fingerprint(const void* data, std::size_t bytes, hipStream_t stream) {
+  const device_buffer<unsigned long long> sum(1);
+  KBENCH_HIP_CHECK(hipMemsetAsync(sum.data(), 0, sizeof(unsigned long long), stream));
+  const std::size_t words = bytes / 4;
+  const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>((words + 255) / 256, 1, 4096));
+  hipLaunchKernelGGL(fingerprint_kernel<>, dim3(blocks), dim3(256), 0, stream, static_cast<const std::uint32_t*>(data),
+                     words, sum.data());
+  KBENCH_HIP_CHECK_LAUNCH();
+  unsigned long long result = 0;
+  KBENCH_HIP_CHECK(hipMemcpyAsync(&result, sum.data(), sizeof result, hipMemcpyDeviceToHost, stream));
+  KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
+  return result;
 }
 
 // An input buffer and its pristine copy, to prove that no launch changed it.

@@ -5,10 +5,12 @@
 // Schema "kbench-results/1" (every key always present; numbers that are not finite are the strings
 // "inf", "-inf" or "nan"; absent values are null):
 //   schema, kbench_version, mode ("correctness" | "perf"), compiler,
-//   device {usable, reason, ordinal, platform, name, arch, multiprocessors, wave_size, memory_bytes, l2_bytes},
+//   device {usable, reason, ordinal, platform, name, arch, multiprocessors, wave_size, memory_bytes, l2_bytes,
+//           open_seconds (host time to start the runtime and open the device)},
 //   options {warmup, iterations},
 //   copy_bandwidth {bytes_per_second, read_bytes_per_second, buffer_bytes, seconds: stats} | null  (perf runs)
 //   timer_floor {events_only, empty_kernel, empty_kernel_batch, empty_launch_wall} | null  (perf runs; seconds)
+//   ceilings_seconds  (host time measuring copy_bandwidth and timer_floor, once per program; 0 without them)
 //   cases [ {case, shape {dim: size}, verdict ("pass" | "fail" | "skipped" | "filtered" | "error"), message, wall_seconds,
 //            checks [ {seed ("0x..."), passed, problems [text],
 //                      outputs [ {name, dtype, extents, passed, reasons [text],
@@ -18,13 +20,14 @@
 //                                          nan_in_expected, nan_in_actual, max_abs_error, max_abs_index,
 //                                          max_rel_error, max_rel_index, cosine_similarity, relative_l2_error},
 //                                 first_mismatches [ {index, actual, expected, abs_error, rel_error, never_written} ]} ]} ],
-//            timing {mode ("cold" | "hot" | "batch"), method, launches_per_sample, warmup, optimized: stats,
+//            timing {mode ("cold" | "hot" | "batch"), method, launches_per_sample, warmup, input_sets,
+//                    input_set_bytes, optimized: stats,
 //                    reference: stats | null, optimized_precision, reference_precision, precise, speedup,
 //                    speedup_interval {low, high}, verdict, idle_wait, latency, launch_wall,
 //                    work {bytes, flops, tokens},
 //                    expectations {required_speedup, required_bandwidth, max_plausible_speedup},
 //                    throughput {bytes_per_second, flops_per_second, tokens_per_second, fraction_of_copy_bandwidth},
-//                    flags [text]} | null } ]
+//                    flags [text], notes [text]} | null } ]
 //   stats: {count, median, mean, min, max, stddev, p10, p90} in seconds.
 #pragma once
 
@@ -112,6 +115,8 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
           {"method", t.method},
           {"launches_per_sample", t.launches_per_sample},
           {"warmup", t.warmup},
+          {"input_sets", t.input_sets},
+          {"input_set_bytes", number(t.input_set_bytes)},
           {"optimized", to_json(t.optimized)},
           {"reference", t.reference ? to_json(*t.reference) : json(nullptr)},
           {"optimized_precision", number(t.optimized_precision)},
@@ -170,7 +175,8 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
       {"device",
        {{"usable", g.usable}, {"reason", g.reason}, {"ordinal", g.device}, {"platform", g.platform}, {"name", g.name},
         {"arch", g.arch}, {"multiprocessors", g.multiprocessors}, {"wave_size", g.wave_size},
-        {"memory_bytes", number(g.memory_bytes)}, {"l2_bytes", number(g.l2_bytes)}}},
+        {"memory_bytes", number(g.memory_bytes)}, {"l2_bytes", number(g.l2_bytes)},
+        {"open_seconds", number(g.open_seconds)}}},
       {"options", {{"warmup", run.warmup}, {"iterations", run.iterations}}},
       {"copy_bandwidth", copy},
       {"timer_floor", run.timer_floor ? json{{"events_only", number(run.timer_floor->events_only)},
@@ -178,6 +184,7 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
                                              {"empty_kernel_batch", number(run.timer_floor->empty_kernel_batch)},
                                              {"empty_launch_wall", number(run.timer_floor->empty_launch_wall)}}
                                       : json(nullptr)},
+      {"ceilings_seconds", number(run.ceilings_seconds)},
       {"cases", cases}};
   return document.dump(2);
 }

@@ -106,7 +106,8 @@ inline std::unique_ptr<kernel_case> declare_on_host(const case_registration& reg
 // Elements in all buffers of a case at a shape, from its declaration.
 inline double declared_elements(const case_registration& reg, const kbench::shape& s) {
   double total = 0.0;
-  for (const auto& b : declare_on_host(reg, s)->buffers()) total += static_cast<double>(b->size);
+  const auto declared = declare_on_host(reg, s);  // held: a range-for would not keep the temporary alive
+  for (const auto& b : declared->buffers()) total += static_cast<double>(b->size);
   return total;
 }
 
@@ -230,15 +231,6 @@ inline int run_correctness(const char* program, run_options& options) {
   return finish(program, options, session.run());
 }
 
-// The copy bandwidth and the timer's floor, measured once per program, on first use.
-inline const copy_bandwidth& measured_copy_bandwidth() {
-  if (!journal().copy) {
-    journal().copy = measure_copy_bandwidth();
-    journal().timer_floor = measure_timer_floor();
-  }
-  return *journal().copy;
-}
-
 inline void fail_benchmark(benchmark::State& state, case_record& record, const std::string& why) {
   record.verdict = "fail";
   if (record.message.empty()) record.message = why;
@@ -260,56 +252,55 @@ inline void perf_benchmark(benchmark::State& state, const case_registration& reg
   const std::string name = test_name(reg, s);
   try {
     // Once per program, and not part of any case's wall time.
-    const copy_bandwidth& ceiling = measured_copy_bandwidth();
-    const timer_floor& floor = *journal().timer_floor;
-    const double copy = ceiling.bytes_per_second;
+    const device_ceilings& ceilings = measured_ceilings();
+    run_record& run = journal();
+    run.copy = ceilings.copy;
+    run.timer_floor = ceilings.floor;
+    run.ceilings_seconds = ceilings.seconds;
     const wall_timer wall(record);
     detail::case_instance instance(reg, s);
-    // Shown correct first, in this process, with a fresh seed; a wrong kernel is never timed.
-    const std::vector<std::uint64_t> seeds = seeds_for_run(options);
-    const seed_result& before = record.checks.emplace_back(instance.check(seeds.front(), true));
-    if (!before.passed()) {
-      std::fputs(format_seed_result(reg.name(), s, before).c_str(), stdout);
-      return fail_benchmark(state, record, "refusing to time a kernel that is not correct (report above)");
-    }
-    timing_result t;
+    perf_outcome outcome;
     for (auto _ : state) {
-      t = instance.measure(options, *g, ceiling, floor);
-      state.SetIterationTime(t.optimized.median);
+      outcome = run_perf_procedure(instance, options, *g, seeds_for_run(options));
+      state.SetIterationTime(outcome.timing ? outcome.timing->optimized.median : 0.0);
     }
-    record.timing = t;
-    // A kernel right only while warmed up, or only until its inputs change, fails now.
-    const std::uint64_t after_seed = seeds.size() > 1 ? seeds[1] : seeds.front() ^ 0x9E3779B97F4A7C15ull;
-    const seed_result& after = record.checks.emplace_back(instance.check(after_seed, false));
-    if (!after.passed()) {
-      std::fputs(format_seed_result(reg.name(), s, after).c_str(), stdout);
-      return fail_benchmark(state, record, "the optimized kernel was correct before timing and wrong after it");
+    record.checks.push_back(outcome.before);
+    if (outcome.after) record.checks.push_back(*outcome.after);
+    record.timing = outcome.timing;
+    for (const seed_result* r : {&outcome.before, outcome.after ? &*outcome.after : nullptr}) {
+      if (r && !r->passed()) std::fputs(format_seed_result(reg.name(), s, *r).c_str(), stdout);
     }
-    state.counters["samples"] = static_cast<double>(t.optimized.count);
-    state.counters["median_us"] = t.optimized.median * 1e6;
-    state.counters["p10_us"] = t.optimized.p10 * 1e6;
-    state.counters["p90_us"] = t.optimized.p90 * 1e6;
-    state.counters["cv"] = t.optimized.coefficient_of_variation();
-    if (t.reference) {
-      state.counters["ref_median_us"] = t.reference->median * 1e6;
-      state.counters["speedup"] = t.speedup;
-      state.counters["speedup_low"] = t.speedup_interval.low;
-      state.counters["speedup_high"] = t.speedup_interval.high;
+    if (outcome.timing) {
+      const timing_result& t = *outcome.timing;
+      state.counters["samples"] = static_cast<double>(t.optimized.count);
+      state.counters["median_us"] = t.optimized.median * 1e6;
+      state.counters["p10_us"] = t.optimized.p10 * 1e6;
+      state.counters["p90_us"] = t.optimized.p90 * 1e6;
+      state.counters["cv"] = t.optimized.coefficient_of_variation();
+      if (t.reference) {
+        state.counters["ref_median_us"] = t.reference->median * 1e6;
+        state.counters["speedup"] = t.speedup;
+        state.counters["speedup_low"] = t.speedup_interval.low;
+        state.counters["speedup_high"] = t.speedup_interval.high;
+      }
+      if (t.work.bytes > 0) {
+        state.counters["GB/s"] = t.work.bytes / t.optimized.median / 1e9;
+        state.counters["copy_fraction"] = t.work.bytes / t.optimized.median / ceilings.copy.bytes_per_second;
+      }
+      if (t.work.flops > 0) state.counters["TFLOP/s"] = t.work.flops / t.optimized.median / 1e12;
+      if (t.work.tokens > 0) state.counters["tokens/s"] = t.work.tokens / t.optimized.median;
     }
-    if (t.work.bytes > 0) {
-      state.counters["GB/s"] = t.work.bytes / t.optimized.median / 1e9;
-      state.counters["copy_fraction"] = t.work.bytes / t.optimized.median / copy;
+    if (outcome.after) {
+      double worst_cosine = 1.0, worst_abs = 0.0;
+      for (const output_result& o : outcome.after->outputs) {
+        worst_cosine = std::min(worst_cosine, o.result.cosine_similarity);
+        worst_abs = std::max(worst_abs, o.result.max_abs_error);
+      }
+      state.counters["max_abs_err"] = worst_abs;
+      state.counters["cosine"] = worst_cosine;
     }
-    if (t.work.flops > 0) state.counters["TFLOP/s"] = t.work.flops / t.optimized.median / 1e12;
-    if (t.work.tokens > 0) state.counters["tokens/s"] = t.work.tokens / t.optimized.median;
-    double worst_cosine = 1.0, worst_abs = 0.0;
-    for (const output_result& o : after.outputs) {
-      worst_cosine = std::min(worst_cosine, o.result.cosine_similarity);
-      worst_abs = std::max(worst_abs, o.result.max_abs_error);
-    }
-    state.counters["max_abs_err"] = worst_abs;
-    state.counters["cosine"] = worst_cosine;
-    if (!t.flags.empty()) return fail_benchmark(state, record, t.flags.front());
+    const std::string failure = outcome.failure();
+    if (!failure.empty()) return fail_benchmark(state, record, failure);
     record.verdict = "pass";
   } catch (const std::exception& e) {
     record.verdict = "error";
@@ -341,6 +332,8 @@ inline int run_perf(const char* program, run_options& options) {
     const gpu_info& g = run.device;
     fmt::print("\nkbench perf on {} ({}, {} compute units); warm-up {} launches and {:g} s; at least {} samples\n",
                g.name, g.arch, g.multiprocessors, options.warmup, options.warmup_time, options.iterations);
+    fmt::print("once per program: opening the device took {}, measuring the copy bandwidth and timer floor {}\n",
+               format_duration(g.open_seconds), format_duration(run.ceilings_seconds));
     fmt::print("device-to-device copy of {} MiB: {} (read + write), {}; reading alone {}\n", run.copy->buffer_bytes >> 20,
                format_rate(2.0 * static_cast<double>(run.copy->buffer_bytes), run.copy->seconds.median, "B"),
                format_stats(run.copy->seconds), format_rate(run.copy->read_bytes_per_second, 1.0, "B"));

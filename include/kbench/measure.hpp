@@ -99,13 +99,13 @@ class spinner {
   double cycles_per_second_ = 1e9;
 };
 
-// `count` calls of `enqueue` captured once into a graph, replayed with one launch.
+// `count` calls of `enqueue` (given the call's index) captured once into a graph, replayed with one launch.
 class launch_graph {
  public:
-  launch_graph(hipStream_t s, const std::function<void()>& enqueue, int count) : count_(count) {
+  launch_graph(hipStream_t s, const std::function<void(int)>& enqueue, int count) : count_(count) {
     KBENCH_HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeThreadLocal));
     try {
-      for (int i = 0; i < count; ++i) enqueue();
+      for (int i = 0; i < count; ++i) enqueue(i);
     } catch (...) {
       hipGraph_t abandoned = nullptr;
       (void)hipStreamEndCapture(s, &abandoned);
@@ -177,7 +177,7 @@ double launch_wall_time(Prepare&& prepare, Launch&& launch) {
   timer_floor f;
   f.events_only = median_of([] {}, 1.0);
   f.empty_kernel = median_of(empty, 1.0);
-  const launch_graph batch(s.get(), empty, 100);
+  const launch_graph batch(s.get(), [&](int) { empty(); }, 100);
   f.empty_kernel_batch = median_of([&] { batch.launch(s.get()); }, 100.0);
   f.empty_launch_wall = launch_wall_time([] {}, empty);
   return f;

@@ -3,8 +3,8 @@
 // with one line naming the option, the variable and the value. HIP-free.
 //
 //   rmsnorm_test correctness [--seed 0x1234,42] [--seed-count 3] [Catch2 options...]
-//   rmsnorm_test perf [--warmup 10] [--iterations 100] [--timing auto|cold|hot|batch] [--json out.json]
-//                     [Google Benchmark options...]
+//   rmsnorm_test perf [--warmup 10] [--iterations 100] [--timing auto|cold|hot|batch]
+//                     [--input-sets auto|beyond-cache|<n>] [--json out.json] [Google Benchmark options...]
 #pragma once
 
 #include <algorithm>
@@ -27,6 +27,11 @@ enum class run_mode { correctness, perf, list };
 // batch for kernels shorter than batch_below_us.
 enum class timing_mode { automatic, cold, hot, batch };
 
+// How many input sets the timed launches rotate among (runner.hpp): a count, or one of these.
+inline constexpr int input_sets_auto = 0;           // 2: consecutive launches never see the same inputs
+inline constexpr int input_sets_beyond_cache = -1;  // enough that together they are 4x the L2: hot launches
+                                                    // read their inputs from memory
+
 struct run_options {
   run_mode mode = run_mode::correctness;
   std::vector<std::uint64_t> seeds;  // pinned seeds; empty: seed_count fresh ones per run
@@ -42,6 +47,7 @@ struct run_options {
   double warmup_time = 0.02;         // and warm up for at least this long (clocks ramp up)
   double flush_mib = 0.0;            // cold mode's cache flush; 0: max(256 MiB, 4 x L2)
   double batch_below_us = 10.0;      // automatic mode batches kernels shorter than this
+  int input_sets = input_sets_auto;  // input sets the timed launches rotate among
   std::string json_path;             // write the results as JSON here
   double max_elements = 0.0;         // run only shapes whose buffers hold at most this many elements (0: all)
   std::vector<std::string> passthrough;  // for Catch2 (correctness) or Google Benchmark (perf)
@@ -122,6 +128,9 @@ inline int ctest_resource_gpu(int fallback) {
   app.add_option("--batch-below-us", o.batch_below_us, "automatic timing batches kernels shorter than this")
       ->envname("KBENCH_BATCH_BELOW_US")
       ->check(CLI::Range(0.0, 1e6));
+  std::string input_sets = "auto";
+  app.add_option("--input-sets", input_sets, "input sets the timed launches rotate among: auto (2), beyond-cache, or a count")
+      ->envname("KBENCH_INPUT_SETS");
   app.add_option("--json", o.json_path, "write the results as JSON to this file")->envname("KBENCH_JSON");
   app.add_option("--max-elements", o.max_elements, "run only shapes with at most this many elements in all buffers")
       ->envname("KBENCH_MAX_ELEMENTS")
@@ -139,6 +148,24 @@ inline int ctest_resource_gpu(int fallback) {
              : timing == "hot"   ? timing_mode::hot
              : timing == "batch" ? timing_mode::batch
                                  : timing_mode::automatic;
+  if (input_sets == "auto") {
+    o.input_sets = input_sets_auto;
+  } else if (input_sets == "beyond-cache") {
+    o.input_sets = input_sets_beyond_cache;
+  } else {
+    std::size_t used = 0;
+    int count = 0;
+    try {
+      count = std::stoi(input_sets, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != input_sets.size() || count < 1 || count > 4096) {
+      throw usage_error("--input-sets / KBENCH_INPUT_SETS: '" + input_sets +
+                        "' is not auto, beyond-cache or a count from 1 to 4096");
+    }
+    o.input_sets = count;
+  }
   if (o.max_iterations < o.iterations) {
     throw usage_error("--max-iterations (" + std::to_string(o.max_iterations) + ") is below --iterations (" +
                       std::to_string(o.iterations) + ")");

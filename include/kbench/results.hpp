@@ -36,6 +36,7 @@ struct gpu_info {
   int wave_size = 0;
   double memory_bytes = 0.0;
   double l2_bytes = 0.0;
+  double open_seconds = 0.0;  // host time to start the runtime and open the device (once per program)
 };
 
 // Device-to-device copy bandwidth, bytes read plus bytes written per second: the ceiling that
@@ -77,6 +78,8 @@ struct timing_result {
   std::string method;                     // how the samples were taken, in words
   int launches_per_sample = 1;            // batch mode times this many launches per event pair
   int warmup = 0;                         // warm-up launches of each kernel
+  int input_sets = 1;                     // input sets the timed launches rotated among
+  double input_set_bytes = 0.0;           // bytes of one set (inputs and in-place buffers)
   sample_stats optimized;                 // seconds per launch
   std::optional<sample_stats> reference;  // absent for a host reference
   double optimized_precision = 0.0;       // half-width of the median's 95% interval, relative
@@ -113,6 +116,13 @@ struct timer_floor {
   double empty_launch_wall = 0.0;   // host time to launch an empty kernel on an idle device and see it finish
 };
 
+// What timings are judged against, measured once per program: the copy bandwidth and the timer floor.
+struct device_ceilings {
+  copy_bandwidth copy;
+  kbench::timer_floor floor;
+  double seconds = 0.0;  // host time the two measurements took
+};
+
 struct run_record {
   std::string mode;  // "correctness" or "perf"
   std::string kbench_version;
@@ -120,8 +130,9 @@ struct run_record {
   gpu_info device;
   int warmup = 0;
   int iterations = 0;
-  std::optional<copy_bandwidth> copy;
-  std::optional<kbench::timer_floor> timer_floor;
+  std::optional<copy_bandwidth> copy;              // perf runs
+  std::optional<kbench::timer_floor> timer_floor;  // perf runs
+  double ceilings_seconds = 0.0;                   // host time measuring the two, once per program
   std::deque<case_record> cases;  // a deque: references to a record stay valid while others are added
 };
 

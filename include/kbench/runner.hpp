@@ -6,9 +6,11 @@
 //     outputs and run the optimized kernel; check the guard regions and that no input changed; compare
 //     every output (on the GPU when large).
 //   measure(): only after a passing check; warm-up, then reference and optimized launches interleaved in
-//     the chosen timing mode (measure.hpp) until the medians are known well enough; latency, speedup with
-//     its interval, and flags for whatever looks implausible or escaped the timed stream. The caller
-//     then checks again with another seed, so a kernel that is right only before timing fails.
+//     the chosen timing mode (measure.hpp), rotating among input sets, until the medians are known well
+//     enough; a last sample on poisoned outputs, checked against the reference on the same inputs, with
+//     the guards and every input set; latency, speedup with its interval, and flags for whatever looks
+//     implausible or escaped the timed stream. The caller then checks again with another seed, so a
+//     kernel that is right only before timing fails.
 //
 // Compiled once per program (it is included by kbench/main.hpp), not by every test file.
 #pragma once
@@ -63,6 +65,7 @@ inline gpu_info probe_gpu(int device) {
     return g;
   }
   KBENCH_HIP_CHECK(hipSetDevice(device));
+  KBENCH_HIP_CHECK(hipFree(nullptr));  // opens the device now, so that open_seconds holds all of it
   hipDeviceProp_t prop{};
   KBENCH_HIP_CHECK(hipGetDeviceProperties(&prop, device));
   g.usable = true;
@@ -85,7 +88,12 @@ inline gpu_info probe_gpu(int device) {
 // Probed once, on first use inside a test (never before: a missing GPU skips each test, it does not
 // abort the program).
 inline const gpu_info& gpu(int device) {
-  static const gpu_info probed = detail::probe_gpu(device);
+  static const gpu_info probed = [device] {
+    const auto start = std::chrono::steady_clock::now();
+    gpu_info g = detail::probe_gpu(device);
+    g.open_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return g;
+  }();
   return probed;
 }
 
@@ -128,6 +136,19 @@ inline const gpu_info& gpu(int device) {
   }
   c.read_bytes_per_second = static_cast<double>(bytes - 16) / summarize(reads).median;
   return c;
+}
+
+// The copy bandwidth and the timer floor of the current device, measured once per program on first use.
+[[nodiscard]] inline const device_ceilings& measured_ceilings() {
+  static const device_ceilings measured = [] {
+    const auto start = std::chrono::steady_clock::now();
+    device_ceilings c;
+    c.copy = measure_copy_bandwidth();
+    c.floor = measure_timer_floor();
+    c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return c;
+  }();
+  return measured;
 }
 
 namespace detail {
@@ -260,10 +281,10 @@ class case_instance {
       buffer_slot* slot = buffers[id].get();
       const std::size_t bytes = slot->size * info(slot->type).size;
       if (slot->role == buffer_role::input) {
-        inputs_.push_back({slot, checked_input(bytes), id});
+        inputs_.push_back({slot, checked_input(bytes), id, {}, {}});
       } else {
         outputs_.push_back({slot, guarded_output(bytes), guarded_output(bytes), {}, false, {},
-                            device_allocation(slot->role == buffer_role::inout ? bytes : 0), id});
+                            device_allocation(slot->role == buffer_role::inout ? bytes : 0), id, {}});
       }
     }
   }
@@ -284,20 +305,7 @@ class case_instance {
     if (probe_teeth) check_teeth(r.problems);
     run_side(case_.optimized_launch(), side::optimized, r.problems);
     for (output_memory& out : outputs_) {
-      const buffer_slot& slot = *out.slot;
-      const tolerance tol = case_.tolerance_of(slot);
-      if (compared_on_device(out)) {
-        device_comparison d = compare_on_device(out.optimized.data(), out.reference.data(), slot.type, slot.size,
-                                                slot.extents, tol, stream_.get());
-        if (d.clean) {
-          r.outputs.push_back({slot.name, slot.type, slot.extents, std::move(d.result)});
-          continue;
-        }
-      }
-      // Small outputs, host references, and anything the device found: the host engine, with its table.
-      out.actual = copy_to_host(out.optimized.data(), slot.type, slot.size);
-      r.outputs.push_back({slot.name, slot.type, slot.extents,
-                           compare(out.actual.view(slot.size, slot.extents), expected_on_host(out).view(slot.size, slot.extents), tol)});
+      r.outputs.push_back({out.slot->name, out.slot->type, out.slot->extents, compare_output(out)});
     }
     return r;
   }
@@ -305,7 +313,9 @@ class case_instance {
   // Times the reference and the optimized kernel, interleaved, as the options say (see measure.hpp):
   // warm-up by count and by time, the timing mode (automatic: cold, or batch for kernels shorter than
   // batch_below_us), then samples until both medians are known to `precision` (never fewer than
-  // `iterations`), or until max_time or max_iterations. Flags what looks implausible or dishonest.
+  // `iterations`), or until max_time or max_iterations. Consecutive launches rotate among input sets, and
+  // the last sample, run on poisoned outputs, is verified against the reference on the same inputs.
+  // Flags what looks implausible or dishonest.
   [[nodiscard]] timing_result measure(const run_options& o, const gpu_info& g, const copy_bandwidth& ceiling,
                                       const timer_floor& floor) {
     using clock = std::chrono::steady_clock;
@@ -316,14 +326,15 @@ class case_instance {
     const bool with_reference = has_device_reference();
     const hipStream_t s = stream_.get();
     const spinner spin(s);
+    const int sets = draw_rotation(o, g, t);
 
     const auto warm_start = clock::now();
     for (int i = 0; i < o.warmup || std::chrono::duration<double>(clock::now() - warm_start).count() < o.warmup_time;
          ++i) {
-      restore_in_place(side::reference);
-      restore_in_place(side::optimized);
-      if (with_reference) launch_bound(case_.device_reference(), side::reference);
-      launch_bound(case_.optimized_launch(), side::optimized);
+      restore_in_place(side::reference, i % sets);
+      restore_in_place(side::optimized, i % sets);
+      if (with_reference) launch_bound(case_.device_reference(), side::reference, i % sets);
+      launch_bound(case_.optimized_launch(), side::optimized, i % sets);
       stream_.synchronize();
     }
 
@@ -360,9 +371,11 @@ class case_instance {
       t.mode = "batch";
       try {
         if (with_reference) {
-          reference_graph.emplace(s, [&] { launch_bound(case_.device_reference(), side::reference); }, per_sample);
+          reference_graph.emplace(
+              s, [&](int i) { launch_bound(case_.device_reference(), side::reference, i % sets); }, per_sample);
         }
-        optimized_graph.emplace(s, [&] { launch_bound(case_.optimized_launch(), side::optimized); }, per_sample);
+        optimized_graph.emplace(
+            s, [&](int i) { launch_bound(case_.optimized_launch(), side::optimized, i % sets); }, per_sample);
         t.method = fmt::format("batch: a graph of {} launches per event pair, time per launch; hot caches; reference "
                                "and optimized interleaved", per_sample);
       } catch (const error& e) {
@@ -375,6 +388,9 @@ class case_instance {
       }
     }
     t.launches_per_sample = per_sample;
+    t.method += sets > 1 ? fmt::format("; consecutive launches rotate among {} input sets of {:.4g} MiB", sets,
+                                       t.input_set_bytes / 1048576.0)
+                         : std::string("; every launch reads the same input set");
 
     auto before_launch = [&] {
       if (flush) {
@@ -383,29 +399,33 @@ class case_instance {
         spin.enqueue(s, 20e-6);
       }
     };
-    auto timed = [&](side target, const std::optional<launch_graph>& graph, event& start, event& stop) {
+    auto timed = [&](side target, const std::optional<launch_graph>& graph, event& start, event& stop, int set) {
       before_launch();
       start.record(s);
       if (graph) {
         graph->launch(s);
       } else {
         const launch_function& launch = target == side::optimized ? case_.optimized_launch() : case_.device_reference();
-        for (int i = 0; i < per_sample; ++i) launch_bound(launch, target);
+        for (int i = 0; i < per_sample; ++i) launch_bound(launch, target, per_sample > 1 ? i % sets : set);
       }
       stop.record(s);
     };
 
     std::vector<double> reference_s, optimized_s, waits;
-    const auto sampling_start = clock::now();
-    for (int n = 1;; ++n) {
-      restore_in_place(side::reference);
-      restore_in_place(side::optimized);
-      if (with_reference) timed(side::reference, reference_graph, start_, middle_);
-      timed(side::optimized, optimized_graph, end_start_, stop_);
+    auto sample = [&](int set) {
+      restore_in_place(side::reference, set);
+      restore_in_place(side::optimized, set);
+      if (with_reference) timed(side::reference, reference_graph, start_, middle_, set);
+      timed(side::optimized, optimized_graph, end_start_, stop_, set);
       stop_.synchronize();
       waits.push_back(device_idle_wait());
       if (with_reference) reference_s.push_back(middle_.seconds_since(start_) / per_sample);
       optimized_s.push_back(stop_.seconds_since(end_start_) / per_sample);
+    };
+    const auto sampling_start = clock::now();
+    int n = 0;
+    for (;;) {
+      sample(n++ % sets);
       if (n < o.iterations || n % 10 != 0) continue;
       t.optimized_precision = median_relative_precision(optimized_s);
       t.reference_precision = with_reference ? median_relative_precision(reference_s) : 0.0;
@@ -413,6 +433,15 @@ class case_instance {
       const double elapsed = std::chrono::duration<double>(clock::now() - sampling_start).count();
       if (t.precise || elapsed >= o.max_time || n >= o.max_iterations) break;
     }
+    // One more sample, on poisoned outputs, whose results are then checked: a kernel that skips work once
+    // it has warmed up, or only while it is timed, leaves poison or another input set's values behind.
+    for (output_memory& out : outputs_) {
+      out.reference.poison_contents(out.slot->type, out.slot->size, s);
+      out.optimized.poison_contents(out.slot->type, out.slot->size, s);
+    }
+    const int last_set = per_sample > 1 ? (per_sample - 1) % sets : n % sets;
+    sample(n % sets);
+    for (std::string& problem : check_timed_launches(last_set, per_sample > 1, t.notes)) t.flags.push_back(std::move(problem));
     if (!t.precise) {
       t.notes.push_back(fmt::format("stopped before the medians were known to +-{:.2g}% (optimized +-{:.2g}%, reference "
                                     "+-{:.2g}%): the time or sample limit came first",
@@ -436,16 +465,17 @@ class case_instance {
       const cache_flush cold(flush_bytes(o, g), std::max(g.multiprocessors, 1));
       std::vector<double> singles;
       for (int i = 0; i < 30; ++i) {
-        restore_in_place(side::optimized);
+        restore_in_place(side::optimized, i % sets);
         cold.enqueue(s);
         start_.record(s);
-        launch_bound(case_.optimized_launch(), side::optimized);
+        launch_bound(case_.optimized_launch(), side::optimized, i % sets);
         stop_.record(s);
         stop_.synchronize();
         singles.push_back(stop_.seconds_since(start_));
       }
       single = summarize(singles).median;
     }
+    release_rotation();
     t.latency = std::max(single - floor.events_only, 0.0);
     // One launch on an idle device, timed on the host until the device is idle: work the timed stream did
     // not see (another stream, or started after the launch returned) shows up here.
@@ -459,10 +489,16 @@ class case_instance {
                                     format_duration(t.launch_wall - floor.empty_launch_wall), format_duration(single)));
     }
     for (const auto* graph : {&reference_graph, &optimized_graph}) {
-      if (*graph && (*graph)->nodes() == 0) {
+      if (!*graph) continue;
+      const char* who = graph == &optimized_graph ? "optimized" : "reference";
+      if ((*graph)->nodes() == 0) {
         t.flags.push_back(fmt::format("the {} launch put no work on the stream kbench gave it: work on another stream is "
                                       "not timed",
-                                      graph == &optimized_graph ? "optimized" : "reference"));
+                                      who));
+      } else if ((*graph)->nodes() < static_cast<std::size_t>(per_sample)) {
+        t.flags.push_back(fmt::format("the {} launch put no work on the stream on some calls: {} launches captured {} "
+                                      "operations, so the timing would count skipped calls as fast ones",
+                                      who, per_sample, (*graph)->nodes()));
       }
     }
     judge(t, g, ceiling);
@@ -472,8 +508,10 @@ class case_instance {
  private:
   struct input_memory {
     buffer_slot* slot;
-    checked_input memory;
+    checked_input memory;   // input set 0: the one every check runs on
     std::size_t stream_id;  // the random stream of this buffer: its position in the declaration
+    std::vector<device_allocation> rotation;  // input sets 1.. while timing
+    std::vector<std::uint64_t> fingerprints;  // of each of those, as drawn
   };
   enum class side { reference, optimized };
   struct output_memory {
@@ -485,9 +523,150 @@ class case_instance {
     host_array actual;
     device_allocation initial;  // in-place buffers: the drawn values every run starts from
     std::size_t stream_id;
+    std::vector<device_allocation> rotation;  // in-place buffers: their drawn values in input sets 1..
     guarded_output& memory(side target) { return target == side::optimized ? optimized : reference; }
     [[nodiscard]] bool in_place() const { return slot->role == buffer_role::inout; }
   };
+
+  // Where the values of an input, or the starting values of an in-place buffer, live in an input set.
+  [[nodiscard]] static void* input_data(const input_memory& in, int set) {
+    return set == 0 ? in.memory.data() : in.rotation[static_cast<std::size_t>(set - 1)].data();
+  }
+  [[nodiscard]] static void* initial_data(const output_memory& out, int set) {
+    return set == 0 ? out.initial.data() : out.rotation[static_cast<std::size_t>(set - 1)].data();
+  }
+  [[nodiscard]] static std::size_t word_bytes(const buffer_slot& slot) { return (slot.size * info(slot.type).size + 3) / 4 * 4; }
+
+  // True when a launch changed input set `set` of `in` since it was drawn.
+  [[nodiscard]] bool input_changed(const input_memory& in, int set) {
+    if (set == 0) {
+      std::size_t first = 0;
+      return in.memory.changed_words(stream_.get(), first) != 0;
+    }
+    const auto k = static_cast<std::size_t>(set - 1);
+    return fingerprint(in.rotation[k].data(), in.rotation[k].bytes(), stream_.get()) != in.fingerprints[k];
+  }
+
+  // Draws the input sets the timed launches rotate among: set 0 is the one just checked, sets 1.. are
+  // drawn here from seeds that follow it. How many: the options' count (auto: 2), or for beyond-cache as
+  // many as together fill the cold flush; fewer when they would take over a quarter of the free memory.
+  int draw_rotation(const run_options& o, const gpu_info& g, timing_result& t) {
+    std::size_t set_bytes = 0;
+    for (const input_memory& in : inputs_) set_bytes += word_bytes(*in.slot);
+    for (const output_memory& out : outputs_) set_bytes += out.in_place() ? word_bytes(*out.slot) : 0;
+    t.input_set_bytes = static_cast<double>(set_bytes);
+    if (set_bytes == 0) return t.input_sets = 1;  // nothing drawn, nothing to rotate
+    std::size_t wanted = 2;
+    if (o.input_sets == input_sets_beyond_cache) {
+      wanted = std::clamp<std::size_t>((flush_bytes(o, g) + set_bytes - 1) / set_bytes, 2, 4096);
+    } else if (o.input_sets > 0) {
+      wanted = static_cast<std::size_t>(o.input_sets);
+    }
+    std::size_t free_bytes = 0, total_bytes = 0;
+    KBENCH_HIP_CHECK(hipMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t sets = std::min(wanted, 1 + free_bytes / 4 / set_bytes);
+    if (sets < wanted) {
+      t.notes.push_back(fmt::format("inputs rotate among {} set(s), not {}: {} sets of {:.4g} MiB would take more than "
+                                    "a quarter of the free device memory",
+                                    sets, wanted, wanted, static_cast<double>(set_bytes) / 1048576.0));
+    }
+    const hipStream_t s = stream_.get();
+    auto draw = [&](const buffer_slot& slot, std::size_t stream_id, std::uint64_t seed) {
+      device_allocation memory(word_bytes(slot));
+      KBENCH_HIP_CHECK(hipMemsetAsync(memory.data(), 0, memory.bytes(), s));  // the padding too
+      fill_random(memory.data(), slot.type, slot.size, slot.init, seed, stream_id, s);
+      return memory;
+    };
+    for (std::size_t k = 1; k < sets; ++k) {
+      const std::uint64_t seed = seed_ + 0x9E3779B97F4A7C15ull * k;
+      for (input_memory& in : inputs_) in.rotation.push_back(draw(*in.slot, in.stream_id, seed));
+      for (output_memory& out : outputs_) {
+        if (out.in_place()) out.rotation.push_back(draw(*out.slot, out.stream_id, seed));
+      }
+    }
+    for (input_memory& in : inputs_) {
+      for (const device_allocation& set : in.rotation) in.fingerprints.push_back(fingerprint(set.data(), set.bytes(), s));
+    }
+    t.input_sets = static_cast<int>(sets);
+    return t.input_sets;
+  }
+
+  void release_rotation() {
+    for (input_memory& in : inputs_) in.rotation.clear(), in.fingerprints.clear();
+    for (output_memory& out : outputs_) out.rotation.clear();
+  }
+
+  // What the timed launches did, checked once they are done: guard regions, every input set, and the
+  // outputs of the last sample against the reference on the same input set (`set`). With `batched`,
+  // in-place buffers went through many launches without a restore, so they are not compared.
+  std::vector<std::string> check_timed_launches(int set, bool batched, std::vector<std::string>& notes) {
+    KBENCH_HIP_CHECK(hipDeviceSynchronize());
+    std::vector<std::string> found;
+    const bool with_reference = has_device_reference();
+    for (output_memory& out : outputs_) {
+      for (const side target : {side::reference, side::optimized}) {
+        if (target == side::reference && !with_reference) continue;
+        const std::string stray = out.memory(target).check_guards();
+        if (!stray.empty()) {
+          found.push_back(fmt::format("while timed, the {} kernel wrote outside output '{}': {}",
+                                      target == side::optimized ? "optimized" : "reference", out.slot->name, stray));
+        }
+      }
+    }
+    for (input_memory& in : inputs_) {
+      for (int k = 0; k <= static_cast<int>(in.rotation.size()); ++k) {
+        if (input_changed(in, k)) {
+          found.push_back(fmt::format("while timed, a launch modified input '{}' (input set {}); inputs must be read-only",
+                                      in.slot->name, k));
+        }
+      }
+    }
+    std::vector<std::string> problems;
+    if (with_reference) {
+      for (output_memory& out : outputs_) {
+        out.expected_on_host = false;
+        if (!info(out.slot->type).is_float || (batched && out.in_place())) continue;
+        const std::size_t unwritten = count_poison_on_device(out.reference.data(), out.slot->type, out.slot->size, stream_.get());
+        if (unwritten) {
+          problems.push_back(fmt::format("the reference left {} of {} elements of output '{}' unwritten", unwritten,
+                                         out.slot->size, out.slot->name));
+        }
+      }
+    } else {
+      run_host_reference(problems, set);
+    }
+    for (const std::string& p : problems) found.push_back("in the last timed sample, " + p);
+    if (!problems.empty()) return found;
+    for (output_memory& out : outputs_) {
+      if (batched && out.in_place()) {
+        notes.push_back(fmt::format("in-place buffer '{}' was updated by every launch of a batch, without a restore "
+                                    "between them, so the last sample's values were not compared",
+                                    out.slot->name));
+        continue;
+      }
+      const comparison c = compare_output(out);
+      if (!c.passed) {
+        found.push_back(fmt::format("the last timed launch of the optimized kernel (input set {}) disagrees with the "
+                                    "reference on the same inputs, output '{}': {}",
+                                    set, out.slot->name, c.reasons.empty() ? std::string("failed") : c.reasons.front()));
+      }
+    }
+    return found;
+  }
+
+  // One output of the optimized kernel against the reference's: on the GPU when large and clean; else,
+  // or when the GPU found anything, with the host engine, which lists the first mismatches.
+  comparison compare_output(output_memory& out) {
+    const buffer_slot& slot = *out.slot;
+    const tolerance tol = case_.tolerance_of(slot);
+    if (compared_on_device(out)) {
+      device_comparison d = compare_on_device(out.optimized.data(), out.reference.data(), slot.type, slot.size,
+                                              slot.extents, tol, stream_.get());
+      if (d.clean) return std::move(d.result);
+    }
+    out.actual = copy_to_host(out.optimized.data(), slot.type, slot.size);
+    return compare(out.actual.view(slot.size, slot.extents), expected_on_host(out).view(slot.size, slot.extents), tol);
+  }
 
   // Bytes that cold launches read to evict the caches: --flush-mib, or max(256 MiB, 4 x L2).
   static std::size_t flush_bytes(const run_options& o, const gpu_info& g) {
@@ -498,7 +677,8 @@ class case_instance {
   // Outputs of a device reference with at least this many elements are compared on the GPU.
   static constexpr std::size_t device_compare_threshold = std::size_t{1} << 20;
   [[nodiscard]] bool compared_on_device(const output_memory& out) const {
-    return has_device_reference() && out.slot->size >= device_compare_threshold;
+    return has_device_reference() && out.slot->size >= device_compare_threshold &&
+           device_can_compare(case_.tolerance_of(*out.slot));
   }
 
   // The reference's values on the host, copied on first need.
@@ -556,6 +736,7 @@ class case_instance {
   }
 
   void draw_inputs(std::uint64_t seed) {
+    seed_ = seed;
     for (input_memory& in : inputs_) {
       fill_random(in.memory.data(), in.slot->type, in.slot->size, in.slot->init, seed, in.stream_id, stream_.get());
       in.memory.snapshot(stream_.get());
@@ -567,18 +748,18 @@ class case_instance {
     stream_.synchronize();
   }
 
-  // In-place buffers get their drawn values back (outside any timed region).
-  void restore_in_place(side target) {
+  // In-place buffers get the drawn values of an input set back (outside any timed region).
+  void restore_in_place(side target, int set = 0) {
     for (output_memory& out : outputs_) {
       if (!out.in_place()) continue;
-      KBENCH_HIP_CHECK(hipMemcpyAsync(out.memory(target).data(), out.initial.data(), out.initial.bytes(),
+      KBENCH_HIP_CHECK(hipMemcpyAsync(out.memory(target).data(), initial_data(out, set), out.memory(target).bytes(),
                                       hipMemcpyDeviceToDevice, stream_.get()));
     }
   }
 
-  // Points every handle at the memory of one side.
-  void bind(side target) {
-    for (input_memory& in : inputs_) in.slot->device = in.memory.data();
+  // Points every handle at the memory of one side and one input set.
+  void bind(side target, int set = 0) {
+    for (input_memory& in : inputs_) in.slot->device = input_data(in, set);
     for (output_memory& out : outputs_) out.slot->device = out.memory(target).data();
   }
   void unbind() {
@@ -588,8 +769,8 @@ class case_instance {
     }
   }
 
-  void launch_bound(const launch_function& launch, side target) {
-    bind(target);
+  void launch_bound(const launch_function& launch, side target, int set = 0) {
+    bind(target, set);
     try {
       launch(stream_.get());
     } catch (...) {
@@ -699,10 +880,10 @@ class case_instance {
     return values;
   }
 
-  void run_host_reference(std::vector<std::string>& problems) {
+  void run_host_reference(std::vector<std::string>& problems, int set = 0) {
     std::vector<std::vector<double>> in_values(inputs_.size()), out_values(outputs_.size());
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
-      in_values[k] = host_values(inputs_[k].memory.data(), *inputs_[k].slot);
+      in_values[k] = host_values(input_data(inputs_[k], set), *inputs_[k].slot);
       inputs_[k].slot->host = in_values[k].data();
     }
     // Outputs start as a sentinel that must be overwritten; in-place buffers start as drawn.
@@ -710,7 +891,7 @@ class case_instance {
     std::memcpy(&sentinel, &host_reference_sentinel, sizeof sentinel);
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
       if (outputs_[k].in_place()) {
-        out_values[k] = host_values(outputs_[k].initial.data(), *outputs_[k].slot);
+        out_values[k] = host_values(initial_data(outputs_[k], set), *outputs_[k].slot);
       } else {
         out_values[k].assign(outputs_[k].slot->size, sentinel);
       }
@@ -739,8 +920,7 @@ class case_instance {
       out.expected_on_host = true;
     }
     for (input_memory& in : inputs_) {
-      std::size_t first = 0;
-      if (in.memory.changed_words(stream_.get(), first)) {
+      if (set == 0 && input_changed(in, 0)) {
         problems.push_back(fmt::format("input '{}' changed during the host reference", in.slot->name));
       }
     }
@@ -803,6 +983,7 @@ class case_instance {
   kernel_case case_;
   kbench::stream stream_;
   event start_, middle_, end_start_, stop_;
+  std::uint64_t seed_ = 0;  // of the inputs drawn last
   std::vector<input_memory> inputs_;
   std::vector<output_memory> outputs_;
 };
@@ -817,31 +998,49 @@ class case_instance {
   return instance.check(seed, true);
 }
 
-// What `<program> perf` does for one case at one shape, for tools and tests that drive kbench from their
-// own code: a correctness run, the timing, and a second correctness run with another seed. The timing is
-// absent when the first run fails (a wrong kernel is never timed).
+// What `<program> perf` does for one case at one shape: a correctness run, the timing, and a second
+// correctness run with another seed. The timing is absent when the first run fails (a wrong kernel is
+// never timed).
 struct perf_outcome {
   seed_result before;
   std::optional<timing_result> timing;
   std::optional<seed_result> after;
-  [[nodiscard]] bool passed() const {
-    return before.passed() && timing && timing->flags.empty() && after && after->passed();
+  [[nodiscard]] bool passed() const { return failure().empty(); }
+  // Why the perf test fails, in one line; empty when it passes.
+  [[nodiscard]] std::string failure() const {
+    if (!before.passed()) return "refusing to time a kernel that is not correct (report above)";
+    if (!timing) return "not timed";
+    if (!timing->flags.empty()) return timing->flags.front();
+    if (!after || !after->passed()) return "the optimized kernel was correct before timing and wrong after it (report above)";
+    return {};
   }
 };
 
+namespace detail {
+
+// The perf procedure on an instance; `seeds` gives the seed of the first check, and of the second when
+// it holds two (otherwise the second is derived from the first).
+[[nodiscard]] inline perf_outcome run_perf_procedure(case_instance& instance, const run_options& options,
+                                                     const gpu_info& g, const std::vector<std::uint64_t>& seeds) {
+  const device_ceilings& ceilings = measured_ceilings();
+  perf_outcome outcome;
+  outcome.before = instance.check(seeds.front(), true);
+  if (!outcome.before.passed()) return outcome;
+  outcome.timing = instance.measure(options, g, ceilings.copy, ceilings.floor);
+  // A kernel right only while warmed up, or only until its inputs change, fails now.
+  outcome.after = instance.check(seeds.size() > 1 ? seeds[1] : seeds.front() ^ 0x9E3779B97F4A7C15ull, false);
+  return outcome;
+}
+
+}  // namespace detail
+
+// The perf procedure for tools and tests that drive kbench from their own code.
 [[nodiscard]] inline perf_outcome measure_case(const case_registration& registration, const kbench::shape& s,
                                                const run_options& options, std::uint64_t seed) {
   const gpu_info& g = gpu(options.device);
   if (!g.usable) throw error(g.reason);
-  const copy_bandwidth copy = measure_copy_bandwidth();
-  const timer_floor floor = measure_timer_floor();
   detail::case_instance instance(registration, s);
-  perf_outcome outcome;
-  outcome.before = instance.check(seed, true);
-  if (!outcome.before.passed()) return outcome;
-  outcome.timing = instance.measure(options, g, copy, floor);
-  outcome.after = instance.check(seed ^ 0x9E3779B97F4A7C15ull, false);
-  return outcome;
+  return detail::run_perf_procedure(instance, options, g, {seed});
 }
 
 // The registered case called `name`; usage_error if there is none.

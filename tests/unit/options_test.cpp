@@ -116,3 +116,17 @@ TEST_CASE("timing options: modes, precision, limits and the JSON path", "[option
   scoped_env json("KBENCH_JSON", "/tmp/from-env.json");
   CHECK(parse({"correctness"}).json_path == "/tmp/from-env.json");
 }
+
+TEST_CASE("input sets: auto, beyond-cache or a count; anything else is an error", "[options]") {
+  CHECK(parse({"perf"}).input_sets == kbench::input_sets_auto);
+  CHECK(parse({"perf", "--input-sets", "beyond-cache"}).input_sets == kbench::input_sets_beyond_cache);
+  CHECK(parse({"perf", "--input-sets", "1"}).input_sets == 1);
+  CHECK(parse({"perf", "--input-sets", "64"}).input_sets == 64);
+  for (const char* bad : {"0", "-2", "4097", "3x", "", "many", "beyond"}) {
+    CAPTURE(bad);
+    CHECK_THROWS_WITH(parse({"perf", "--input-sets", bad}), contains("--input-sets / KBENCH_INPUT_SETS"));
+  }
+  scoped_env sets("KBENCH_INPUT_SETS", "8");
+  CHECK(parse({"perf"}).input_sets == 8);
+  CHECK(parse({"perf", "--input-sets", "auto"}).input_sets == kbench::input_sets_auto);
+}
