@@ -6,13 +6,15 @@
 //   input, computing on the first call only, caching on the input pointer, a kernel tuned for one shape,
 //   a failing launch, a reference that leaves elements unwritten, a tolerance that accepts all zeros;
 //   caught by the timing: work moved to another stream, an implausible speedup; and, by the checks of the
-//   timed launches, kernels that skip work, change an input or write past the output only while timed.
+//   timed launches, kernels that skip work, change an input, write past the output or copy the
+//   reference's output only while timed (copying it always is caught by the correctness run).
 #include <kbench/runner.hpp>
 
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #if KBENCH_CATCH2_MAJOR >= 3
 #include <catch2/catch_session.hpp>
@@ -179,6 +181,31 @@ void writes_past_end_when_rushed(const __half* x, const __half* w, __half* y, st
   if (rushed<2>()) hipLaunchKernelGGL(poke_kernel, dim3(1), dim3(1), 0, s, y, rows * cols + 100);
 }
 
+// Copies the reference's output, from the pointer the reference's last launch wrote, instead of computing:
+// always, or (like the cheats above) only when called in quick succession.
+__half* reference_output = nullptr;
+void recording_reference(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  reference_output = y;
+  correct(x, w, y, rows, cols, s);
+}
+void copy_reference_output(__half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  if (reference_output) {
+    KBENCH_HIP_CHECK(hipMemcpyAsync(y, reference_output, static_cast<std::size_t>(rows * cols) * sizeof(__half),
+                                    hipMemcpyDeviceToDevice, s));
+  }
+}
+void copies_reference(const __half*, const __half*, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  copy_reference_output(y, rows, cols, s);
+}
+void copies_reference_when_rushed(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols,
+                                  hipStream_t s) {
+  if (rushed<4>()) {
+    copy_reference_output(y, rows, cols, s);
+  } else {
+    correct(x, w, y, rows, cols, s);
+  }
+}
+
 // Correct but different: another summation order (each thread sums its elements backwards, one wave-level
 // reduction less) must pass the same tolerance.
 __global__ void backwards_kernel(const __half* x, const __half* w, __half* y, std::int64_t cols) {
@@ -230,6 +257,10 @@ void slowed_reference_case(kbench::kernel_case& c) { declare<correct, slowed_ref
 void skips_when_rushed_case(kbench::kernel_case& c) { declare<skips_when_rushed>(c); }
 void mutates_input_when_rushed_case(kbench::kernel_case& c) { declare<mutates_input_when_rushed>(c); }
 void skips_every_other_call_when_rushed_case(kbench::kernel_case& c) { declare<skips_every_other_call_when_rushed>(c); }
+void copies_reference_case(kbench::kernel_case& c) { declare<copies_reference, recording_reference>(c); }
+void copies_reference_when_rushed_case(kbench::kernel_case& c) {
+  declare<copies_reference_when_rushed, recording_reference>(c);
+}
 void writes_past_end_when_rushed_case(kbench::kernel_case& c) { declare<writes_past_end_when_rushed>(c); }
 void out_of_memory_case(kbench::kernel_case& c) {
   auto x = c.input<float>("x", {std::int64_t{1} << 40});  // 4 TiB
@@ -251,7 +282,9 @@ const kbench::case_registration& registration(kbench::case_function f) {
   return keep.emplace_back("mutant", f, __FILE__, __LINE__);
 }
 
+// Both start after a pause, so that the first launch of a run never counts as rushed (see rushed()).
 kbench::seed_result check(kbench::case_function f, const kbench::shape& s, std::uint64_t seed = 0x5EED) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
   return kbench::check_case(registration(f), s, seed);
 }
 
@@ -259,6 +292,7 @@ kbench::seed_result check(kbench::case_function f, const kbench::shape& s, std::
 kbench::perf_outcome time(kbench::case_function f, const kbench::shape& s, const char* mode = "auto",
                           const char* sets = "auto") {
   const char* argv[] = {"mutation_test", "perf", "--max-time", "0.5", "--timing", mode, "--input-sets", sets};
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
   return kbench::measure_case(registration(f), s, kbench::parse_options(8, argv), 0x7157);
 }
 
@@ -390,6 +424,19 @@ TEST_CASE("a kernel that skips work while timed is caught by the check of the la
   INFO(flags_of(holes));
   CHECK_FALSE(holes.passed());
   CHECK(flags_of(holes).find("the optimized launch put no work on the stream on some calls") != std::string::npos);
+}
+
+TEST_CASE("copying the reference's output is caught, in the correctness run and while timed", "[mutation][perf]") {
+  // The optimized kernel runs before the reference: there is nothing to copy yet.
+  reference_output = nullptr;
+  require_caught(copies_reference_case, odd, "56647 of 56647 elements (100%) were never written");
+  CHECK(check(copies_reference_when_rushed_case, odd).passed());
+  for (const char* mode : {"cold", "batch"}) {
+    const kbench::perf_outcome o = time(copies_reference_when_rushed_case, wide, mode);
+    INFO(mode << ": " << flags_of(o));
+    CHECK_FALSE(o.passed());
+    CHECK(flags_of(o).find("the last timed launch of the optimized kernel (input set") != std::string::npos);
+  }
 }
 
 TEST_CASE("changing an input or writing past the output while timed is caught after the timing", "[mutation][perf]") {

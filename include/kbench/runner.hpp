@@ -1,9 +1,10 @@
 // kbench/runner.hpp: the procedure behind every verdict. For one registered case at one shape:
 //
-//   check(seed): draw fresh inputs on the device; poison the reference's outputs and run the reference;
-//     prove the test has teeth (the tolerance must reject an unwritten output, an all-zero output, the
-//     reference perturbed beyond tolerance, and an in-place buffer left as drawn); poison the optimized
-//     outputs and run the optimized kernel; check the guard regions and that no input changed; compare
+//   check(seed): draw fresh inputs on the device; poison the optimized outputs and run the optimized
+//     kernel, then the same for the reference (in that order, so the reference's outputs for these inputs
+//     do not exist while the optimized kernel runs); after each, check the guard regions and that no input
+//     changed; prove the test has teeth (the tolerance must reject an unwritten output, an all-zero
+//     output, the reference perturbed beyond tolerance, and an in-place buffer left as drawn); compare
 //     every output (on the GPU when large).
 //   measure(): only after a passing check; warm-up, then reference and optimized launches interleaved in
 //     the chosen timing mode (measure.hpp), rotating among input sets, until the medians are known well
@@ -297,13 +298,15 @@ class case_instance {
     seed_result r;
     r.seed = seed;
     draw_inputs(seed);
+    // The optimized kernel first: the reference's outputs for these inputs do not exist yet, so a kernel
+    // that copies them (from a pointer kept from an earlier launch) is caught.
+    run_side(case_.optimized_launch(), side::optimized, r.problems);
     if (has_device_reference()) {
       run_device_reference(r.problems);
     } else {
       run_host_reference(r.problems);
     }
     if (probe_teeth) check_teeth(r.problems);
-    run_side(case_.optimized_launch(), side::optimized, r.problems);
     for (output_memory& out : outputs_) {
       r.outputs.push_back({out.slot->name, out.slot->type, out.slot->extents, compare_output(out)});
     }
@@ -412,12 +415,14 @@ class case_instance {
     };
 
     std::vector<double> reference_s, optimized_s, waits;
-    auto sample = [&](int set) {
+    auto sample = [&](int set, bool optimized_first) {
       restore_in_place(side::reference, set);
       restore_in_place(side::optimized, set);
+      if (optimized_first) timed(side::optimized, optimized_graph, end_start_, stop_, set);
       if (with_reference) timed(side::reference, reference_graph, start_, middle_, set);
-      timed(side::optimized, optimized_graph, end_start_, stop_, set);
+      if (!optimized_first) timed(side::optimized, optimized_graph, end_start_, stop_, set);
       stop_.synchronize();
+      if (with_reference) middle_.synchronize();
       waits.push_back(device_idle_wait());
       if (with_reference) reference_s.push_back(middle_.seconds_since(start_) / per_sample);
       optimized_s.push_back(stop_.seconds_since(end_start_) / per_sample);
@@ -425,7 +430,7 @@ class case_instance {
     const auto sampling_start = clock::now();
     int n = 0;
     for (;;) {
-      sample(n++ % sets);
+      sample(n++ % sets, false);
       if (n < o.iterations || n % 10 != 0) continue;
       t.optimized_precision = median_relative_precision(optimized_s);
       t.reference_precision = with_reference ? median_relative_precision(reference_s) : 0.0;
@@ -434,13 +439,14 @@ class case_instance {
       if (t.precise || elapsed >= o.max_time || n >= o.max_iterations) break;
     }
     // One more sample, on poisoned outputs, whose results are then checked: a kernel that skips work once
-    // it has warmed up, or only while it is timed, leaves poison or another input set's values behind.
+    // it has warmed up, or only while it is timed, leaves poison or another input set's values behind. The
+    // optimized kernel goes first, so the reference's outputs it could copy are poison too.
     for (output_memory& out : outputs_) {
       out.reference.poison_contents(out.slot->type, out.slot->size, s);
       out.optimized.poison_contents(out.slot->type, out.slot->size, s);
     }
     const int last_set = per_sample > 1 ? (per_sample - 1) % sets : n % sets;
-    sample(n % sets);
+    sample(n % sets, true);
     for (std::string& problem : check_timed_launches(last_set, per_sample > 1, t.notes)) t.flags.push_back(std::move(problem));
     if (!t.precise) {
       t.notes.push_back(fmt::format("stopped before the medians were known to +-{:.2g}% (optimized +-{:.2g}%, reference "
@@ -946,12 +952,12 @@ class case_instance {
         double norm = 0.0;
         if (accepts(nullptr, poison_as<std::uint64_t>(slot.type))) accepted.push_back("an output the kernel never wrote");
         if (accepts(nullptr, 0, &norm)) accepted.push_back("an all-zero output");
-        // The optimized buffer is scratch until the optimized run poisons it.
-        KBENCH_HIP_CHECK(hipMemcpyAsync(out.optimized.data(), out.reference.data(), out.reference.bytes(),
+        const device_allocation probe(out.reference.bytes());
+        KBENCH_HIP_CHECK(hipMemcpyAsync(probe.data(), out.reference.data(), out.reference.bytes(),
                                         hipMemcpyDeviceToDevice, stream_.get()));
-        perturb_on_device(out.optimized.data(), slot.type, slot.size, std::min(slot.size, allowed + 1), tol,
-                          2.0 * norm + 1.0, stream_.get());
-        if (accepts(out.optimized.data(), 0)) accepted.push_back("the reference perturbed well beyond tolerance");
+        perturb_on_device(probe.data(), slot.type, slot.size, std::min(slot.size, allowed + 1), tol, 2.0 * norm + 1.0,
+                          stream_.get());
+        if (accepts(probe.data(), 0)) accepted.push_back("the reference perturbed well beyond tolerance");
         if (out.in_place() && accepts(out.initial.data(), 0)) {
           accepted.push_back("the buffer as drawn, i.e. a kernel that did nothing");
         }
