@@ -107,7 +107,7 @@ TEST_CASE("an infinity matches only the same infinity", "[comparison]") {
   CHECK_FALSE(run(f64({inf}), f64({1e308}), t).passed);
 }
 
-TEST_CASE("-0 equals +0 under exact and ULP rules", "[comparison]") {
+TEST_CASE("negative zero equals positive zero under exact and ULP rules", "[comparison]") {
   CHECK(run(f32({-0.0f}), f32({0.0f}), kbench::make_tolerance(tol::exact{})).passed);
   CHECK(run(f32({-0.0f}), f32({0.0f}), kbench::make_tolerance(tol::ulp{0})).passed);
 }
