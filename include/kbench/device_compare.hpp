@@ -1,9 +1,8 @@
 // kbench/device_compare.hpp: the comparison engine's element loop on the GPU, for large outputs compared
 // with a device reference. Each block reduces its elements to one partial summary; only the partials
 // come back to the host, which merges them in block order (deterministic: the grid depends only on the
-// device and the size). The result
-// matches comparison.hpp's host loop: the same counts, first indices and maxima (ties to the smallest
-// index); sums agree to rounding.
+// device and the size). The result matches comparison.hpp's host loop: the same counts, first indices
+// and maxima (ties to the smallest index); sums agree to rounding.
 //
 // The device result is used when the output is clean (no mismatch, NaN, Inf or unwritten element); any
 // finding is re-derived on the host, whose report lists the first mismatches.
@@ -131,7 +130,8 @@ struct compare_parameters {
 
 // One thread's running summary. A thread meets its elements in increasing index order, so "first" is the
 // first one seen and a maximum is replaced only by a strictly larger value: no index comparisons per
-// element. Counts are 32-bit: a thread sees n / (blocks x 256) elements, far below 2^32 for any output that fits.
+// element. Counts are 32-bit: a thread sees n / (blocks x 256) elements, far below 2^32 for any output
+// that fits in memory.
 struct thread_tally {
   unsigned int mismatches = 0, never_written = 0, nonfinite = 0, nan_expected = 0, nan_actual = 0, finite_pairs = 0;
   unsigned long long first_never_written = no_index, first_nonfinite = no_index, first_nan_expected = no_index;
@@ -201,10 +201,10 @@ __device__ inline void compare_element(thread_tally& t, std::size_t i, typename 
   t.mismatches += !ok;
 }
 
-// G elements at once (four, or two of 64 bits), with compare_element's result on each: the common case (all finite floats: the
-// poison pattern is a NaN) without a branch per element; the maxima are compared once per group, and
-// replaced element by element, in index order, only when the group holds a candidate. Anything else goes
-// through compare_element.
+// G elements at once (four, or two of 64 bits), with compare_element's result on each: the common case
+// (all finite floats; the poison pattern is a NaN) without a branch per element. The maxima are compared
+// once per group and replaced element by element, in index order, only when the group holds a candidate.
+// Anything else goes through compare_element.
 template <class R, int G>
 __device__ inline void compare_group(thread_tally& t, std::size_t first, const typename R::storage* sa,
                                      const typename R::storage* se, typename R::storage poison, const compare_parameters& c) {
@@ -306,7 +306,8 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
     for (int u = 0; u < unroll; ++u) {
 #pragma unroll
       for (int k = 0; k < per_vector; k += group) {
-        compare_group<R, group>(tally, (v + u * stride) * per_vector + k, a[u].elements + k, e[u].elements + k, poison, c);
+        compare_group<R, group>(tally, (v + u * stride) * per_vector + k, a[u].elements + k, e[u].elements + k,
+                                poison, c);
       }
     }
   }
@@ -314,7 +315,9 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
     chunk a, e;
     load(v, a, e);
 #pragma unroll
-    for (int k = 0; k < per_vector; k += group) compare_group<R, group>(tally, v * per_vector + k, a.elements + k, e.elements + k, poison, c);
+    for (int k = 0; k < per_vector; k += group) {
+      compare_group<R, group>(tally, v * per_vector + k, a.elements + k, e.elements + k, poison, c);
+    }
   }
   for (std::size_t i = vectors * per_vector + first; i < c.n; i += stride) {
     compare_element<R>(tally, i, actual ? actual[i] : constant, expected[i], poison, c);
@@ -343,7 +346,9 @@ device_partial run_compare(const void* actual, const void* expected, std::size_t
       case element_rule::kind::exact: rules.exact = true; break;
       case element_rule::kind::ulp: rules.max_ulps = std::min<unsigned long long>(rules.max_ulps, r.max_ulps); break;
       case element_rule::kind::within:
-        if (rules.within_count == max_device_rules) throw usage_error("device comparison supports up to 4 allclose-type rules");
+        if (rules.within_count == max_device_rules) {
+          throw usage_error("device comparison supports up to 4 allclose-type rules");
+        }
         rules.atol[rules.within_count] = r.atol;
         rules.rtol[rules.within_count] = r.rtol;
         ++rules.within_count;
@@ -374,7 +379,8 @@ device_partial run_compare(const void* actual, const void* expected, std::size_t
                      partials.data());
   KBENCH_HIP_CHECK_LAUNCH();
   std::vector<device_partial> host(blocks);
-  KBENCH_HIP_CHECK(hipMemcpyAsync(host.data(), partials.data(), blocks * sizeof(device_partial), hipMemcpyDeviceToHost, stream));
+  KBENCH_HIP_CHECK(
+      hipMemcpyAsync(host.data(), partials.data(), blocks * sizeof(device_partial), hipMemcpyDeviceToHost, stream));
   KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
   device_partial total = empty_partial();
   for (const device_partial& p : host) merge_partial(total, p);

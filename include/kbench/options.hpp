@@ -129,7 +129,8 @@ inline int ctest_resource_gpu(int fallback) {
       ->envname("KBENCH_BATCH_BELOW_US")
       ->check(CLI::Range(0.0, 1e6));
   std::string input_sets = "auto";
-  app.add_option("--input-sets", input_sets, "input sets the timed launches rotate among: auto (2), beyond-cache, or a count")
+  app.add_option("--input-sets", input_sets,
+                 "input sets the timed launches rotate among: auto (2), beyond-cache, or a count")
       ->envname("KBENCH_INPUT_SETS");
   app.add_option("--json", o.json_path, "write the results as JSON to this file")->envname("KBENCH_JSON");
   app.add_option("--max-elements", o.max_elements, "run only shapes with at most this many elements in all buffers")

@@ -447,7 +447,9 @@ class case_instance {
     }
     const int last_set = per_sample > 1 ? (per_sample - 1) % sets : n % sets;
     sample(n % sets, true);
-    for (std::string& problem : check_timed_launches(last_set, per_sample > 1, t.notes)) t.flags.push_back(std::move(problem));
+    for (std::string& problem : check_timed_launches(last_set, per_sample > 1, t.notes)) {
+      t.flags.push_back(std::move(problem));
+    }
     if (!t.precise) {
       t.notes.push_back(fmt::format("stopped before the medians were known to +-{:.2g}% (optimized +-{:.2g}%, reference "
                                     "+-{:.2g}%): the time or sample limit came first",
@@ -541,7 +543,9 @@ class case_instance {
   [[nodiscard]] static void* initial_data(const output_memory& out, int set) {
     return set == 0 ? out.initial.data() : out.rotation[static_cast<std::size_t>(set - 1)].data();
   }
-  [[nodiscard]] static std::size_t word_bytes(const buffer_slot& slot) { return (slot.size * info(slot.type).size + 3) / 4 * 4; }
+  [[nodiscard]] static std::size_t word_bytes(const buffer_slot& slot) {
+    return (slot.size * info(slot.type).size + 3) / 4 * 4;
+  }
 
   // True when a launch changed input set `set` of `in` since it was drawn.
   [[nodiscard]] bool input_changed(const input_memory& in, int set) {
@@ -591,7 +595,9 @@ class case_instance {
       }
     }
     for (input_memory& in : inputs_) {
-      for (const device_allocation& set : in.rotation) in.fingerprints.push_back(fingerprint(set.data(), set.bytes(), s));
+      for (const device_allocation& set : in.rotation) {
+        in.fingerprints.push_back(fingerprint(set.data(), set.bytes(), s));
+      }
     }
     t.input_sets = static_cast<int>(sets);
     return t.input_sets;
