@@ -29,8 +29,8 @@ enum class timing_mode { automatic, cold, hot, batch };
 
 // How many input sets the timed launches rotate among (runner.hpp): a count, or one of these.
 inline constexpr int input_sets_auto = 0;           // 2: consecutive launches never see the same inputs
-inline constexpr int input_sets_beyond_cache = -1;  // enough that together they are 4x the L2: hot launches
-                                                    // read their inputs from memory
+inline constexpr int input_sets_beyond_cache = -1;  // enough that together they fill the cold flush (at least
+                                                    // 256 MiB): hot launches read their inputs from memory
 
 struct run_options {
   run_mode mode = run_mode::correctness;
