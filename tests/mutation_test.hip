@@ -299,7 +299,9 @@ kbench::perf_outcome time(kbench::case_function f, const kbench::shape& s, const
 std::string flags_of(const kbench::perf_outcome& o) {
   std::string all;
   if (o.timing) {
-    for (const std::string& f : o.timing->flags) all += f + "\n";
+    for (const kbench::finding& f : o.timing->findings) {
+      if (f.fails()) all += "[" + std::string(kbench::to_string(f.kind)) + "] " + f.text + "\n";
+    }
   }
   return all;
 }

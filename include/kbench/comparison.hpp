@@ -21,6 +21,7 @@
 
 #include "dtype.hpp"
 #include "error.hpp"
+#include "tally.hpp"
 #include "tolerance.hpp"
 
 namespace kbench {
@@ -159,28 +160,15 @@ struct integer_reader {
   static double value(Int v) noexcept { return static_cast<double>(v); }
 };
 
-// What the element loop accumulates over a range of elements; ranges merge in index order.
+// What the element loop found over a range of elements: the tally, and the first mismatches in index
+// order (ranges merge in index order, so the table stays the first ones).
 struct partial_result {
-  std::size_t mismatches = 0, never_written = 0, nonfinite_mismatches = 0, nan_in_expected = 0, nan_in_actual = 0;
-  std::size_t finite_pairs = 0;
-  std::size_t first_never_written = 0, first_nonfinite_mismatch = 0, first_nan_in_expected = 0;
-  double max_abs_error = 0.0, max_rel_error = 0.0;
-  std::size_t max_abs_index = 0, max_rel_index = 0;
-  double dot = 0.0, norm_a = 0.0, norm_e = 0.0, norm_diff = 0.0;
+  element_tally tally = element_tally::none();
   std::vector<mismatch> first_mismatches;
 
-  // Appends a later range: counts add, the first indices stay first, maxima keep the earliest index.
-  void merge(const partial_result& o, std::size_t keep) {
-    auto first = [](std::size_t mine, std::size_t count, std::size_t theirs) { return count ? mine : theirs; };
-    first_never_written = first(first_never_written, never_written, o.first_never_written);
-    first_nonfinite_mismatch = first(first_nonfinite_mismatch, nonfinite_mismatches, o.first_nonfinite_mismatch);
-    first_nan_in_expected = first(first_nan_in_expected, nan_in_expected, o.first_nan_in_expected);
-    mismatches += o.mismatches, never_written += o.never_written, nonfinite_mismatches += o.nonfinite_mismatches;
-    nan_in_expected += o.nan_in_expected, nan_in_actual += o.nan_in_actual, finite_pairs += o.finite_pairs;
-    if (!(o.max_abs_error <= max_abs_error)) max_abs_error = o.max_abs_error, max_abs_index = o.max_abs_index;
-    if (!(o.max_rel_error <= max_rel_error)) max_rel_error = o.max_rel_error, max_rel_index = o.max_rel_index;
-    dot += o.dot, norm_a += o.norm_a, norm_e += o.norm_e, norm_diff += o.norm_diff;
-    for (const mismatch& m : o.first_mismatches) {
+  void merge(const partial_result& later, std::size_t keep) {
+    tally.merge(later.tally);
+    for (const mismatch& m : later.first_mismatches) {
       if (first_mismatches.size() < keep) first_mismatches.push_back(m);
     }
   }
@@ -203,7 +191,10 @@ partial_result compare_elements(const array_view& actual, const array_view& expe
   const std::size_t rule_count = tol.element_rules.size();
   constexpr double infinity = std::numeric_limits<double>::infinity();
   partial_result r;
-  double dot = 0.0, norm_a = 0.0, norm_e = 0.0, norm_diff = 0.0, max_abs = 0.0, max_rel = 0.0;
+  element_tally& t = r.tally;
+  // The hot sums and maxima live in locals; the tally takes them at the end.
+  double dot = 0.0, norm_a = 0.0, norm_e = 0.0, norm_diff = 0.0, max_abs = -1.0, max_rel = -1.0;
+  std::uint64_t max_abs_index = no_index, max_rel_index = no_index;
   std::size_t mismatches = 0, finite_pairs = 0;
   for (std::size_t i = begin; i < end; ++i) {
     const SA sa = pa[i];
@@ -221,16 +212,16 @@ partial_result compare_elements(const array_view& actual, const array_view& expe
     bool ok = true;
     // An element still holding the poison was never written, even where it would match (NaN vs NaN).
     const bool poisoned = detect_poison && sa == poison && !identical;
-    if (poisoned && r.never_written++ == 0) r.first_never_written = i;
+    if (poisoned && t.never_written++ == 0) t.first_never_written = i;
     double abs_err, rel_err;
     if (!std::isfinite(a) || !std::isfinite(e)) {
       // Non-finite: a match only when identical (the same infinity) or both NaN under equal_nan.
       const bool nan_a = std::isnan(a), nan_e = std::isnan(e);
-      if (nan_e && r.nan_in_expected++ == 0) r.first_nan_in_expected = i;
-      if (nan_a) ++r.nan_in_actual;
+      if (nan_e && t.nan_expected++ == 0) t.first_nan_expected = i;
+      if (nan_a) ++t.nan_actual;
       ok = identical || (nan_a && nan_e && equal_nan);
       abs_err = rel_err = ok ? 0.0 : infinity;
-      if (!ok && r.nonfinite_mismatches++ == 0) r.first_nonfinite_mismatch = i;
+      if (!ok && t.nonfinite++ == 0) t.first_nonfinite = i;
     } else {
       abs_err = (!A::is_float && same) ? static_cast<double>(int_diff) : std::fabs(a - e);
       rel_err = abs_err == 0.0 ? 0.0 : (e == 0.0 ? infinity : abs_err / std::fabs(e));
@@ -261,9 +252,9 @@ partial_result compare_elements(const array_view& actual, const array_view& expe
       norm_e += e * e;
       norm_diff += (a - e) * (a - e);
     }
-    // NaN compares false, so the `!(x <= max)` form lets a first infinite error register too.
-    if (!(abs_err <= max_abs)) max_abs = abs_err, r.max_abs_index = i;
-    if (!(rel_err <= max_rel)) max_rel = rel_err, r.max_rel_index = i;
+    // Strictly larger only: a tie keeps the earlier index.
+    if (abs_err > max_abs) max_abs = abs_err, max_abs_index = i;
+    if (rel_err > max_rel) max_rel = rel_err, max_rel_index = i;
     if (!ok) {
       if (r.first_mismatches.size() < options.mismatches_to_keep) {
         r.first_mismatches.push_back({i, a, e, abs_err, rel_err, poisoned});
@@ -271,10 +262,11 @@ partial_result compare_elements(const array_view& actual, const array_view& expe
       ++mismatches;
     }
   }
-  r.mismatches = mismatches;
-  r.finite_pairs = finite_pairs;
-  r.max_abs_error = max_abs, r.max_rel_error = max_rel;
-  r.dot = dot, r.norm_a = norm_a, r.norm_e = norm_e, r.norm_diff = norm_diff;
+  t.mismatches = mismatches;
+  t.finite_pairs = finite_pairs;
+  t.max_abs = max_abs, t.max_abs_index = max_abs_index;
+  t.max_rel = max_rel, t.max_rel_index = max_rel_index;
+  t.dot = dot, t.norm_a = norm_a, t.norm_e = norm_e, t.norm_diff = norm_diff;
   return r;
 }
 
@@ -305,24 +297,13 @@ partial_result compare_with(const array_view& actual, const array_view& expected
   return total;
 }
 
+// The reader of each dtype's storage: floats by their bits, integers as themselves.
+template <dtype D>
+using reader_of = std::conditional_t<info(D).is_float, float_reader<storage_t<D>, D>, integer_reader<storage_t<D>>>;
+
 inline partial_result dispatch_compare(const array_view& actual, const array_view& expected, const tolerance& tol,
                                        const compare_options& options) {
-  switch (actual.type) {
-    case dtype::f64: return compare_with<float_reader<std::uint64_t, dtype::f64>>(actual, expected, tol, options);
-    case dtype::f32: return compare_with<float_reader<std::uint32_t, dtype::f32>>(actual, expected, tol, options);
-    case dtype::f16: return compare_with<float_reader<std::uint16_t, dtype::f16>>(actual, expected, tol, options);
-    case dtype::bf16: return compare_with<float_reader<std::uint16_t, dtype::bf16>>(actual, expected, tol, options);
-    case dtype::f8e4m3: return compare_with<float_reader<std::uint8_t, dtype::f8e4m3>>(actual, expected, tol, options);
-    case dtype::i8: return compare_with<integer_reader<std::int8_t>>(actual, expected, tol, options);
-    case dtype::u8: return compare_with<integer_reader<std::uint8_t>>(actual, expected, tol, options);
-    case dtype::i16: return compare_with<integer_reader<std::int16_t>>(actual, expected, tol, options);
-    case dtype::u16: return compare_with<integer_reader<std::uint16_t>>(actual, expected, tol, options);
-    case dtype::i32: return compare_with<integer_reader<std::int32_t>>(actual, expected, tol, options);
-    case dtype::u32: return compare_with<integer_reader<std::uint32_t>>(actual, expected, tol, options);
-    case dtype::i64: return compare_with<integer_reader<std::int64_t>>(actual, expected, tol, options);
-    case dtype::u64: return compare_with<integer_reader<std::uint64_t>>(actual, expected, tol, options);
-  }
-  return {};
+  return visit_dtype(actual.type, [&](auto d) { return compare_with<reader_of<decltype(d)::value>>(actual, expected, tol, options); });
 }
 
 inline std::string percent(std::size_t part, std::size_t whole) {
@@ -347,10 +328,25 @@ inline std::string percent(std::size_t part, std::size_t whole) {
   return s + ")";
 }
 
-// From the counts of an element loop (host or device) and its sums over the finite pairs: the cosine
+// From the tally of an element loop (host or device): every count, first index and maximum, the cosine
 // similarity, the relative L2 error, the reasons to fail and the verdict.
-inline void finish_comparison(comparison& r, const tolerance& tol, const std::vector<std::size_t>& shape, double dot,
-                              double norm_a, double norm_e, double norm_diff) {
+inline void finish_comparison(comparison& r, const tolerance& tol, const std::vector<std::size_t>& shape,
+                              const element_tally& t) {
+  auto index = [](std::uint64_t i) { return i == no_index ? std::size_t{0} : static_cast<std::size_t>(i); };
+  r.mismatches = static_cast<std::size_t>(t.mismatches);
+  r.never_written = static_cast<std::size_t>(t.never_written);
+  r.nonfinite_mismatches = static_cast<std::size_t>(t.nonfinite);
+  r.nan_in_expected = static_cast<std::size_t>(t.nan_expected);
+  r.nan_in_actual = static_cast<std::size_t>(t.nan_actual);
+  r.finite_pairs = static_cast<std::size_t>(t.finite_pairs);
+  r.first_never_written = index(t.first_never_written);
+  r.first_nonfinite_mismatch = index(t.first_nonfinite);
+  r.first_nan_in_expected = index(t.first_nan_expected);
+  r.max_abs_error = t.max_abs < 0.0 ? 0.0 : t.max_abs;
+  r.max_abs_index = index(t.max_abs_index);
+  r.max_rel_error = t.max_rel < 0.0 ? 0.0 : t.max_rel;
+  r.max_rel_index = index(t.max_rel_index);
+  const double dot = t.dot, norm_a = t.norm_a, norm_e = t.norm_e, norm_diff = t.norm_diff;
   // Aggregates over the finite pairs. Two zero vectors are identical (cosine 1); one zero vector
   // against a non-zero one has no direction in common (cosine 0).
   if (norm_a == 0.0 && norm_e == 0.0) {
@@ -430,24 +426,9 @@ inline void finish_comparison(comparison& r, const tolerance& tol, const std::ve
                 std::string(info(expected.type).name) + " (a reference must have the output's dtype or be fp64)");
   }
 
-  const detail::partial_result p = detail::dispatch_compare(actual, expected, tol, options);
-  r.mismatches = p.mismatches;
-  r.never_written = p.never_written;
-  r.nonfinite_mismatches = p.nonfinite_mismatches;
-  r.nan_in_expected = p.nan_in_expected;
-  r.nan_in_actual = p.nan_in_actual;
-  r.first_never_written = p.first_never_written;
-  r.first_nonfinite_mismatch = p.first_nonfinite_mismatch;
-  r.first_nan_in_expected = p.first_nan_in_expected;
-  r.max_abs_error = p.max_abs_error;
-  r.max_abs_index = p.max_abs_index;
-  r.max_rel_error = p.max_rel_error;
-  r.max_rel_index = p.max_rel_index;
-  r.finite_pairs = p.finite_pairs;
-  r.first_mismatches = p.first_mismatches;
-  const double dot = p.dot, norm_a = p.norm_a, norm_e = p.norm_e, norm_diff = p.norm_diff;
-
-  finish_comparison(r, tol, actual.extents, dot, norm_a, norm_e, norm_diff);
+  detail::partial_result p = detail::dispatch_compare(actual, expected, tol, options);
+  r.first_mismatches = std::move(p.first_mismatches);
+  finish_comparison(r, tol, actual.extents, p.tally);
   return r;
 }
 

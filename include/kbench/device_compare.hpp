@@ -21,13 +21,6 @@
 namespace kbench {
 namespace detail {
 
-struct device_partial {
-  unsigned long long mismatches, never_written, nonfinite, nan_expected, nan_actual, finite_pairs;
-  unsigned long long first_never_written, first_nonfinite, first_nan_expected;
-  unsigned long long max_abs_index, max_rel_index;
-  double max_abs, max_rel, dot, norm_a, norm_e, norm_diff;
-};
-
 inline constexpr int max_device_rules = 4;
 
 // The element rules grouped by kind, so that an element meets no switch on the rule's kind: every exact
@@ -41,40 +34,11 @@ struct device_rules {
   bool equal_nan;
 };
 
-constexpr unsigned long long no_index = ~0ull;
-
-__host__ __device__ inline void merge_partial(device_partial& into, const device_partial& o) {
-  into.mismatches += o.mismatches;
-  into.never_written += o.never_written;
-  into.nonfinite += o.nonfinite;
-  into.nan_expected += o.nan_expected;
-  into.nan_actual += o.nan_actual;
-  into.finite_pairs += o.finite_pairs;
-  into.first_never_written = o.first_never_written < into.first_never_written ? o.first_never_written : into.first_never_written;
-  into.first_nonfinite = o.first_nonfinite < into.first_nonfinite ? o.first_nonfinite : into.first_nonfinite;
-  into.first_nan_expected = o.first_nan_expected < into.first_nan_expected ? o.first_nan_expected : into.first_nan_expected;
-  if (o.max_abs > into.max_abs || (o.max_abs == into.max_abs && o.max_abs_index < into.max_abs_index)) {
-    into.max_abs = o.max_abs, into.max_abs_index = o.max_abs_index;
-  }
-  if (o.max_rel > into.max_rel || (o.max_rel == into.max_rel && o.max_rel_index < into.max_rel_index)) {
-    into.max_rel = o.max_rel, into.max_rel_index = o.max_rel_index;
-  }
-  into.dot += o.dot, into.norm_a += o.norm_a, into.norm_e += o.norm_e, into.norm_diff += o.norm_diff;
-}
-
-__host__ __device__ inline device_partial empty_partial() {
-  device_partial p{};
-  p.first_never_written = p.first_nonfinite = p.first_nan_expected = no_index;
-  p.max_abs_index = p.max_rel_index = no_index;
-  return p;
-}
-
 // Device element readers, as comparison.hpp's: the storage word and its value as double.
 template <class Word, dtype T>
 struct device_reader {
   using storage = Word;
-  static constexpr bool is_float = T == dtype::f64 || T == dtype::f32 || T == dtype::f16 || T == dtype::bf16 ||
-                                   T == dtype::f8e4m3;
+  static constexpr bool is_float = info(T).is_float;
   __device__ static double value(Word w) {
     if constexpr (T == dtype::f64) {
       return __longlong_as_double(static_cast<long long>(w));
@@ -128,23 +92,11 @@ struct compare_parameters {
   bool detect_poison;
 };
 
-// One thread's running summary. A thread meets its elements in increasing index order, so "first" is the
+// One thread's running tally. A thread meets its elements in increasing index order, so "first" is the
 // first one seen and a maximum is replaced only by a strictly larger value: no index comparisons per
-// element. Counts are 32-bit: a thread sees n / (blocks x 256) elements, far below 2^32 for any output
-// that fits in memory.
-struct thread_tally {
-  unsigned int mismatches = 0, never_written = 0, nonfinite = 0, nan_expected = 0, nan_actual = 0, finite_pairs = 0;
-  unsigned long long first_never_written = no_index, first_nonfinite = no_index, first_nan_expected = no_index;
-  unsigned long long max_abs_index = no_index, max_rel_index = no_index;
-  double max_abs = -1.0, max_rel = -1.0, dot = 0.0, norm_a = 0.0, norm_e = 0.0, norm_diff = 0.0;
-
-  __device__ device_partial partial() const {
-    device_partial p{mismatches, never_written, nonfinite, nan_expected, nan_actual, finite_pairs,
-                     first_never_written, first_nonfinite, first_nan_expected, max_abs_index, max_rel_index,
-                     max_abs < 0 ? 0.0 : max_abs, max_rel < 0 ? 0.0 : max_rel, dot, norm_a, norm_e, norm_diff};
-    return p;
-  }
-};
+// element. Counts are 32-bit (registers): a thread sees n / (blocks x 256) elements, far below 2^32 for
+// any output that fits in memory.
+using thread_tally = basic_tally<unsigned int>;
 
 // One element into a thread's tally: the host engine's element loop, on the device.
 template <class R>
@@ -272,7 +224,7 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
 template <class R>
 __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage* actual, const typename R::storage* expected,
                                                       typename R::storage constant, typename R::storage poison,
-                                                      compare_parameters c, device_partial* partials) {
+                                                      compare_parameters c, element_tally* partials) {
   using S = typename R::storage;
   constexpr int per_vector = 16 / sizeof(S);
   constexpr int group = per_vector < 4 ? per_vector : 4;
@@ -281,7 +233,7 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
     uint4 bits;
     S elements[per_vector];
   };
-  thread_tally tally;
+  thread_tally tally = thread_tally::none();
   const std::size_t vectors = c.n / per_vector;
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   const std::size_t first = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
@@ -323,12 +275,13 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
     compare_element<R>(tally, i, actual ? actual[i] : constant, expected[i], poison, c);
   }
   // Thread partials merge in a fixed tree within the block, block partials in block order on the host.
-  __shared__ device_partial shared[256];
-  shared[threadIdx.x] = tally.partial();
+  __shared__ element_tally shared[256];
+  shared[threadIdx.x] = element_tally::none();
+  shared[threadIdx.x].merge(tally);
   __syncthreads();
   for (unsigned int width = 1; width < blockDim.x; width *= 2) {
     if (threadIdx.x % (2 * width) == 0 && threadIdx.x + width < blockDim.x) {
-      merge_partial(shared[threadIdx.x], shared[threadIdx.x + width]);
+      shared[threadIdx.x].merge(shared[threadIdx.x + width]);
     }
     __syncthreads();
   }
@@ -336,7 +289,7 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
 }
 
 template <class R>
-device_partial run_compare(const void* actual, const void* expected, std::size_t n, std::uint64_t constant_bits,
+element_tally run_compare(const void* actual, const void* expected, std::size_t n, std::uint64_t constant_bits,
                            dtype t, const tolerance& tol, bool detect_poison, hipStream_t stream) {
   using S = typename R::storage;
   device_rules rules{};
@@ -370,7 +323,7 @@ device_partial run_compare(const void* actual, const void* expected, std::size_t
   }();
   const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>((n + 4095) / 4096, 1, full_wave));
   // Allocated once: an allocation per comparison would cost as much as comparing a large output.
-  static const device_buffer<device_partial> partials(full_wave);
+  static const device_buffer<element_tally> partials(full_wave);
   if (reinterpret_cast<std::uintptr_t>(actual) % 16 != 0 || reinterpret_cast<std::uintptr_t>(expected) % 16 != 0) {
     throw usage_error("device comparison needs 16-byte aligned buffers");
   }
@@ -378,12 +331,12 @@ device_partial run_compare(const void* actual, const void* expected, std::size_t
                      static_cast<const S*>(expected), constant, poison, compare_parameters{n, rules, detect_poison},
                      partials.data());
   KBENCH_HIP_CHECK_LAUNCH();
-  std::vector<device_partial> host(blocks);
+  std::vector<element_tally> host(blocks);
   KBENCH_HIP_CHECK(
-      hipMemcpyAsync(host.data(), partials.data(), blocks * sizeof(device_partial), hipMemcpyDeviceToHost, stream));
+      hipMemcpyAsync(host.data(), partials.data(), blocks * sizeof(element_tally), hipMemcpyDeviceToHost, stream));
   KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
-  device_partial total = empty_partial();
-  for (const device_partial& p : host) merge_partial(total, p);
+  element_tally total = element_tally::none();
+  for (const element_tally& p : host) total.merge(p);
   return total;
 }
 
@@ -413,45 +366,18 @@ struct device_comparison {
                                                          std::uint64_t constant_bits = 0) {
   using namespace detail;
   validate(tol);
-  device_partial p{};
-  switch (t) {
-    case dtype::f64: p = run_compare<device_reader<unsigned long long, dtype::f64>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
-    case dtype::f32: p = run_compare<device_reader<unsigned int, dtype::f32>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
-    case dtype::f16: p = run_compare<device_reader<unsigned short, dtype::f16>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
-    case dtype::bf16: p = run_compare<device_reader<unsigned short, dtype::bf16>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
-    case dtype::f8e4m3: p = run_compare<device_reader<unsigned char, dtype::f8e4m3>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
-    case dtype::i8: p = run_compare<device_reader<signed char, dtype::i8>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
-    case dtype::u8: p = run_compare<device_reader<unsigned char, dtype::u8>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
-    case dtype::i16: p = run_compare<device_reader<short, dtype::i16>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
-    case dtype::u16: p = run_compare<device_reader<unsigned short, dtype::u16>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
-    case dtype::i32: p = run_compare<device_reader<int, dtype::i32>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
-    case dtype::u32: p = run_compare<device_reader<unsigned int, dtype::u32>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
-    case dtype::i64: p = run_compare<device_reader<long long, dtype::i64>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
-    case dtype::u64: p = run_compare<device_reader<unsigned long long, dtype::u64>>(actual, expected, size, constant_bits, t, tol, true, stream); break;
-  }
-  device_comparison d;
-  comparison& r = d.result;
-  r.applied = tol;
-  r.size = size;
-  r.mismatches = p.mismatches;
-  r.never_written = p.never_written;
-  r.nonfinite_mismatches = p.nonfinite;
-  r.nan_in_expected = p.nan_expected;
-  r.nan_in_actual = p.nan_actual;
-  r.finite_pairs = p.finite_pairs;
-  r.first_never_written = p.never_written ? p.first_never_written : 0;
-  r.first_nonfinite_mismatch = p.nonfinite ? p.first_nonfinite : 0;
-  r.first_nan_in_expected = p.nan_expected ? p.first_nan_expected : 0;
-  r.max_abs_error = p.max_abs;
-  r.max_abs_index = p.max_abs_index == no_index ? 0 : p.max_abs_index;
-  r.max_rel_error = p.max_rel;
-  r.max_rel_index = p.max_rel_index == no_index ? 0 : p.max_rel_index;
-  r.allowed_mismatches = static_cast<std::size_t>(std::floor(tol.max_mismatch_fraction * static_cast<double>(size)));
+  const element_tally tally = visit_dtype(t, [&](auto d) {
+    constexpr dtype D = decltype(d)::value;
+    return run_compare<device_reader<storage_t<D>, D>>(actual, expected, size, constant_bits, t, tol, true, stream);
+  });
+  device_comparison result;
+  result.result.applied = tol;
+  result.result.size = size;
   // The aggregates and the verdict: the same code as the host engine's.
-  finish_comparison(r, tol, extents, p.dot, p.norm_a, p.norm_e, p.norm_diff);
-  d.expected_norm = std::sqrt(p.norm_e);
-  d.clean = p.mismatches == 0 && p.never_written == 0 && p.nonfinite == 0 && p.nan_expected == 0 && p.nan_actual == 0;
-  return d;
+  finish_comparison(result.result, tol, extents, tally);
+  result.expected_norm = std::sqrt(tally.norm_e);
+  result.clean = tally.clean();
+  return result;
 }
 
 namespace detail {
@@ -472,19 +398,12 @@ __global__ void count_words_equal(const Word* data, std::size_t n, Word value, u
 [[nodiscard]] inline std::size_t count_poison_on_device(const void* data, dtype t, std::size_t size, hipStream_t stream) {
   device_buffer<unsigned long long> count(1);
   KBENCH_HIP_CHECK(hipMemsetAsync(count.data(), 0, sizeof(unsigned long long), stream));
-  auto launch = [&](auto zero) {
-    using Word = decltype(zero);
-    const Word value = poison_as<Word>(t);
+  visit_dtype(t, [&](auto d) {
+    using Word = word_t<decltype(d)::value>;
     hipLaunchKernelGGL(detail::count_words_equal<Word>, dim3(1024), dim3(256), 0, stream, static_cast<const Word*>(data),
-                       size, value, count.data());
+                       size, poison_as<Word>(t), count.data());
     KBENCH_HIP_CHECK_LAUNCH();
-  };
-  switch (info(t).size) {
-    case 1: launch(std::uint8_t{}); break;
-    case 2: launch(std::uint16_t{}); break;
-    case 4: launch(std::uint32_t{}); break;
-    default: launch(std::uint64_t{}); break;
-  }
+  });
   unsigned long long result = 0;
   KBENCH_HIP_CHECK(hipMemcpyAsync(&result, count.data(), sizeof result, hipMemcpyDeviceToHost, stream));
   KBENCH_HIP_CHECK(hipStreamSynchronize(stream));

@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <string_view>
 #include <type_traits>
 
+#include "error.hpp"
 #include "fp8.hpp"
 
 namespace kbench {
@@ -65,6 +67,61 @@ template <> struct dtype_of<std::uint64_t> { static constexpr dtype value = dtyp
 
 template <class T>
 inline constexpr dtype dtype_v = dtype_of<std::remove_cv_t<T>>::value;
+
+// The one dispatch from a runtime dtype to compile-time code: `f` is called with
+// `dtype_constant<D>{}` for the dtype D of `t`. The comparison engines, the drawing of inputs, the teeth
+// probes and the codecs all go through it, so a dtype they do not handle cannot pass by falling through;
+// a value outside the enumeration is a usage_error.
+template <dtype D>
+using dtype_constant = std::integral_constant<dtype, D>;
+
+template <class F>
+decltype(auto) visit_dtype(dtype t, F&& f) {
+  switch (t) {
+    case dtype::f64: return f(dtype_constant<dtype::f64>{});
+    case dtype::f32: return f(dtype_constant<dtype::f32>{});
+    case dtype::f16: return f(dtype_constant<dtype::f16>{});
+    case dtype::bf16: return f(dtype_constant<dtype::bf16>{});
+    case dtype::f8e4m3: return f(dtype_constant<dtype::f8e4m3>{});
+    case dtype::i8: return f(dtype_constant<dtype::i8>{});
+    case dtype::u8: return f(dtype_constant<dtype::u8>{});
+    case dtype::i16: return f(dtype_constant<dtype::i16>{});
+    case dtype::u16: return f(dtype_constant<dtype::u16>{});
+    case dtype::i32: return f(dtype_constant<dtype::i32>{});
+    case dtype::u32: return f(dtype_constant<dtype::u32>{});
+    case dtype::i64: return f(dtype_constant<dtype::i64>{});
+    case dtype::u64: return f(dtype_constant<dtype::u64>{});
+  }
+  throw usage_error("unknown dtype (value " + std::to_string(static_cast<int>(t)) + "): not one kbench knows");
+}
+
+// How an element of each dtype is stored: its bits as an unsigned word for floats, the integer itself
+// otherwise. HIP-free; platform.hpp adds the element types kernels use (element_t).
+template <dtype D> struct storage_of;
+template <> struct storage_of<dtype::f64> { using type = std::uint64_t; };
+template <> struct storage_of<dtype::f32> { using type = std::uint32_t; };
+template <> struct storage_of<dtype::f16> { using type = std::uint16_t; };
+template <> struct storage_of<dtype::bf16> { using type = std::uint16_t; };
+template <> struct storage_of<dtype::f8e4m3> { using type = std::uint8_t; };
+template <> struct storage_of<dtype::i8> { using type = std::int8_t; };
+template <> struct storage_of<dtype::u8> { using type = std::uint8_t; };
+template <> struct storage_of<dtype::i16> { using type = std::int16_t; };
+template <> struct storage_of<dtype::u16> { using type = std::uint16_t; };
+template <> struct storage_of<dtype::i32> { using type = std::int32_t; };
+template <> struct storage_of<dtype::u32> { using type = std::uint32_t; };
+template <> struct storage_of<dtype::i64> { using type = std::int64_t; };
+template <> struct storage_of<dtype::u64> { using type = std::uint64_t; };
+template <dtype D>
+using storage_t = typename storage_of<D>::type;
+
+// The same width as an unsigned word: what poison patterns and bitwise checks compare.
+template <std::size_t Bytes> struct unsigned_word_of;
+template <> struct unsigned_word_of<1> { using type = std::uint8_t; };
+template <> struct unsigned_word_of<2> { using type = std::uint16_t; };
+template <> struct unsigned_word_of<4> { using type = std::uint32_t; };
+template <> struct unsigned_word_of<8> { using type = std::uint64_t; };
+template <dtype D>
+using word_t = typename unsigned_word_of<sizeof(storage_t<D>)>::type;
 
 namespace detail {
 
@@ -156,59 +213,77 @@ namespace detail {
 
 [[nodiscard]] inline double fp8_e4m3_to_double(std::uint8_t bits) noexcept { return fp8_e4m3_to_float(bits); }
 
-// Element i of an array of dtype t, as double (exact for all floats; integers beyond 2^53 round).
-[[nodiscard]] inline double load_as_double(const void* data, dtype t, std::size_t i) noexcept {
-  const auto* bytes = static_cast<const unsigned char*>(data) + i * info(t).size;
-  auto read = [bytes](auto zero) {
-    decltype(zero) v;
-    std::memcpy(&v, bytes, sizeof v);
+namespace detail {
+
+// The value of a stored element as double (exact for all floats; integers beyond 2^53 round).
+template <dtype D>
+[[nodiscard]] inline double decode(storage_t<D> bits) noexcept {
+  if constexpr (D == dtype::f64) {
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
     return v;
-  };
-  switch (t) {
-    case dtype::f64: return read(double{});
-    case dtype::f32: return read(float{});
-    case dtype::f16: return fp16_to_double(read(std::uint16_t{}));
-    case dtype::bf16: return bf16_to_double(read(std::uint16_t{}));
-    case dtype::f8e4m3: return fp8_e4m3_to_double(read(std::uint8_t{}));
-    case dtype::i8: return read(std::int8_t{});
-    case dtype::u8: return read(std::uint8_t{});
-    case dtype::i16: return read(std::int16_t{});
-    case dtype::u16: return read(std::uint16_t{});
-    case dtype::i32: return read(std::int32_t{});
-    case dtype::u32: return read(std::uint32_t{});
-    case dtype::i64: return static_cast<double>(read(std::int64_t{}));
-    case dtype::u64: return static_cast<double>(read(std::uint64_t{}));
+  } else if constexpr (D == dtype::f32) {
+    float v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
+  } else if constexpr (D == dtype::f16) {
+    return fp16_to_double(bits);
+  } else if constexpr (D == dtype::bf16) {
+    return bf16_to_double(bits);
+  } else if constexpr (D == dtype::f8e4m3) {
+    return fp8_e4m3_to_double(bits);
+  } else {
+    return static_cast<double>(bits);
   }
-  return std::numeric_limits<double>::quiet_NaN();
+}
+
+// The stored element nearest to v: floats round to nearest even; integers round to nearest and saturate.
+template <dtype D>
+[[nodiscard]] inline storage_t<D> encode(double v) noexcept {
+  using S = storage_t<D>;
+  if constexpr (D == dtype::f64) {
+    S bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    return bits;
+  } else if constexpr (D == dtype::f32) {
+    const float f = double_to_float(v);
+    S bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    return bits;
+  } else if constexpr (D == dtype::f16) {
+    return double_to_fp16(v);
+  } else if constexpr (D == dtype::bf16) {
+    return double_to_bf16(v);
+  } else if constexpr (D == dtype::f8e4m3) {
+    return double_to_fp8_e4m3(v);
+  } else {
+    if (std::isnan(v)) return S{0};
+    const double r = std::nearbyint(v);
+    if (r <= static_cast<double>(std::numeric_limits<S>::min())) return std::numeric_limits<S>::min();
+    if (r >= static_cast<double>(std::numeric_limits<S>::max())) return std::numeric_limits<S>::max();
+    return static_cast<S>(r);
+  }
+}
+
+}  // namespace detail
+
+// Element i of an array of dtype t, as double (exact for all floats; integers beyond 2^53 round).
+[[nodiscard]] inline double load_as_double(const void* data, dtype t, std::size_t i) {
+  return visit_dtype(t, [&](auto d) {
+    constexpr dtype D = decltype(d)::value;
+    storage_t<D> bits;
+    std::memcpy(&bits, static_cast<const unsigned char*>(data) + i * sizeof bits, sizeof bits);
+    return detail::decode<D>(bits);
+  });
 }
 
 // Stores v as element i: floats round to nearest even; integers round to nearest and saturate.
-inline void store_from_double(void* data, dtype t, std::size_t i, double v) noexcept {
-  auto* bytes = static_cast<unsigned char*>(data) + i * info(t).size;
-  auto write = [bytes](auto value) { std::memcpy(bytes, &value, sizeof value); };
-  auto to_int = [v](auto zero) {
-    using I = decltype(zero);
-    if (std::isnan(v)) return I{0};
-    const double r = std::nearbyint(v);
-    if (r <= static_cast<double>(std::numeric_limits<I>::min())) return std::numeric_limits<I>::min();
-    if (r >= static_cast<double>(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
-    return static_cast<I>(r);
-  };
-  switch (t) {
-    case dtype::f64: write(v); break;
-    case dtype::f32: write(double_to_float(v)); break;
-    case dtype::f16: write(double_to_fp16(v)); break;
-    case dtype::bf16: write(double_to_bf16(v)); break;
-    case dtype::f8e4m3: write(double_to_fp8_e4m3(v)); break;
-    case dtype::i8: write(to_int(std::int8_t{})); break;
-    case dtype::u8: write(to_int(std::uint8_t{})); break;
-    case dtype::i16: write(to_int(std::int16_t{})); break;
-    case dtype::u16: write(to_int(std::uint16_t{})); break;
-    case dtype::i32: write(to_int(std::int32_t{})); break;
-    case dtype::u32: write(to_int(std::uint32_t{})); break;
-    case dtype::i64: write(to_int(std::int64_t{})); break;
-    case dtype::u64: write(to_int(std::uint64_t{})); break;
-  }
+inline void store_from_double(void* data, dtype t, std::size_t i, double v) {
+  visit_dtype(t, [&](auto d) {
+    constexpr dtype D = decltype(d)::value;
+    const storage_t<D> bits = detail::encode<D>(v);
+    std::memcpy(static_cast<unsigned char*>(data) + i * sizeof bits, &bits, sizeof bits);
+  });
 }
 
 // The pattern written over every output before a kernel runs. For floats it is a signalling NaN with a
@@ -245,21 +320,15 @@ template <class Word>
 }
 
 // How many of `size` elements hold the poison pattern.
-[[nodiscard]] inline std::size_t count_poison(const void* data, dtype t, std::size_t size) noexcept {
-  auto count = [&](auto zero) {
-    using Word = decltype(zero);
+[[nodiscard]] inline std::size_t count_poison(const void* data, dtype t, std::size_t size) {
+  return visit_dtype(t, [&](auto d) {
+    using Word = word_t<decltype(d)::value>;
     const Word poison = poison_as<Word>(t);
     const auto* p = static_cast<const Word*>(data);
     std::size_t n = 0;
     for (std::size_t i = 0; i < size; ++i) n += p[i] == poison;
     return n;
-  };
-  switch (info(t).size) {
-    case 1: return count(std::uint8_t{});
-    case 2: return count(std::uint16_t{});
-    case 4: return count(std::uint32_t{});
-    default: return count(std::uint64_t{});
-  }
+  });
 }
 
 }  // namespace kbench

@@ -40,13 +40,14 @@ void launch_fill_words(void* data, std::size_t count, Word value, hipStream_t st
 
 // Writes the poison pattern of `type` over `size` elements.
 inline void poison(void* data, dtype type, std::size_t size, hipStream_t stream) {
-  const std::uint32_t word = poison_word(type);
-  switch (info(type).size) {
-    case 1: KBENCH_HIP_CHECK(hipMemsetAsync(data, static_cast<int>(word & 0xFFu), size, stream)); break;
-    case 2: launch_fill_words<std::uint16_t>(data, size, static_cast<std::uint16_t>(word), stream); break;
-    case 4: launch_fill_words<std::uint32_t>(data, size, word, stream); break;
-    default: launch_fill_words<std::uint64_t>(data, size, poison_as<std::uint64_t>(type), stream); break;
-  }
+  visit_dtype(type, [&](auto d) {
+    using Word = word_t<decltype(d)::value>;
+    if constexpr (sizeof(Word) == 1) {
+      KBENCH_HIP_CHECK(hipMemsetAsync(data, poison_as<Word>(type), size, stream));
+    } else {
+      launch_fill_words<Word>(data, size, poison_as<Word>(type), stream);
+    }
+  });
 }
 
 // Device memory for one output with a guard region on each side.

@@ -12,7 +12,7 @@
 //   timer_floor {events_only, empty_kernel, empty_kernel_batch, empty_launch_wall} | null  (perf runs; seconds)
 //   ceilings_seconds  (host time measuring copy_bandwidth and timer_floor, once per program; 0 without them)
 //   cases [ {case, shape {dim: size}, verdict ("pass" | "fail" | "skipped" | "filtered" | "error"), message, wall_seconds,
-//            checks [ {seed ("0x..."), passed, problems [text],
+//            checks [ {seed ("0x..."), passed, problems [text], findings [{kind, text}],
 //                      outputs [ {name, dtype, extents, passed, reasons [text],
 //                                 tolerance {description, element_rules [{kind, atol, rtol, max_ulps}], equal_nan,
 //                                            max_mismatch_fraction, min_cosine, max_relative_l2},
@@ -21,13 +21,18 @@
 //                                          max_rel_error, max_rel_index, cosine_similarity, relative_l2_error},
 //                                 first_mismatches [ {index, actual, expected, abs_error, rel_error, never_written} ]} ]} ],
 //            timing {mode ("cold" | "hot" | "batch"), method, launches_per_sample, warmup, input_sets,
-//                    input_set_bytes, optimized: stats,
-//                    reference: stats | null, optimized_precision, reference_precision, precise, speedup,
-//                    speedup_interval {low, high}, verdict, idle_wait, latency, launch_wall,
+//                    input_sets_wanted, input_set_bytes, optimized: stats,
+//                    reference: stats | null, precision_target, optimized_precision, reference_precision, precise,
+//                    speedup, speedup_interval {low, high},
+//                    verdict ("faster" | "slower" | "no significant difference" | "" without a device reference),
+//                    idle_wait, single_launch, latency, launch_wall,
+//                    graph_operations {reference, optimized} (-1: not a graph),
 //                    work {bytes, flops, tokens},
 //                    expectations {required_speedup, required_bandwidth, max_plausible_speedup},
 //                    throughput {bytes_per_second, flops_per_second, tokens_per_second, fraction_of_copy_bandwidth},
-//                    flags [text], notes [text]} | null } ]
+//                    flags [text], notes [text], findings [{kind, text}]} | null } ]
+//   finding kinds: stray_write, input_modified, reference_incomplete, broken_test, timed_launch_wrong,
+//                  unseen_work, implausible, requirement_missed (each fails), note (does not).
 //   stats: {count, median, mean, min, max, stddev, p10, p90} in seconds.
 #pragma once
 
@@ -101,33 +106,44 @@ inline std::string hex(std::uint64_t v) {
   return buffer;
 }
 
+inline json to_json(const std::vector<finding>& findings) {
+  json all = json::array();
+  for (const finding& f : findings) all.push_back({{"kind", std::string(to_string(f.kind))}, {"text", f.text}});
+  return all;
+}
+
 inline json to_json(const seed_result& s) {
   json outputs = json::array();
   for (const output_result& o : s.outputs) outputs.push_back(to_json(o));
-  return {{"seed", hex(s.seed)}, {"passed", s.passed()}, {"problems", s.problems}, {"outputs", outputs}};
+  return {{"seed", hex(s.seed)}, {"passed", s.passed()}, {"problems", texts(s.problems)}, {"findings", to_json(s.problems)},
+          {"outputs", outputs}};
 }
 
 inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>& copy) {
   const double per_second = 1.0 / t.optimized.median;
   auto rate = [&](double per_launch) { return per_launch > 0 ? number(per_launch * per_second) : json(nullptr); };
   json fraction = (copy && t.work.bytes > 0) ? number(t.work.bytes * per_second / copy->bytes_per_second) : json(nullptr);
-  return {{"mode", t.mode},
+  return {{"mode", std::string(to_string(t.mode))},
           {"method", t.method},
           {"launches_per_sample", t.launches_per_sample},
           {"warmup", t.warmup},
           {"input_sets", t.input_sets},
+          {"input_sets_wanted", t.input_sets_wanted},
           {"input_set_bytes", number(t.input_set_bytes)},
           {"optimized", to_json(t.optimized)},
           {"reference", t.reference ? to_json(*t.reference) : json(nullptr)},
+          {"precision_target", number(t.precision_target)},
           {"optimized_precision", number(t.optimized_precision)},
           {"reference_precision", number(t.reference_precision)},
           {"precise", t.precise},
           {"speedup", number(t.speedup)},
           {"speedup_interval", {{"low", number(t.speedup_interval.low)}, {"high", number(t.speedup_interval.high)}}},
-          {"verdict", t.verdict},
+          {"verdict", std::string(to_string(t.verdict))},
           {"idle_wait", number(t.idle_wait)},
+          {"single_launch", number(t.single_launch)},
           {"latency", number(t.latency)},
           {"launch_wall", number(t.launch_wall)},
+          {"graph_operations", {{"reference", t.reference_graph_operations}, {"optimized", t.optimized_graph_operations}}},
           {"expectations",
            {{"required_speedup", number(t.expectations.required_speedup)},
             {"required_bandwidth", number(t.expectations.required_bandwidth)},
@@ -136,8 +152,9 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
           {"throughput",
            {{"bytes_per_second", rate(t.work.bytes)}, {"flops_per_second", rate(t.work.flops)},
             {"tokens_per_second", rate(t.work.tokens)}, {"fraction_of_copy_bandwidth", fraction}}},
-          {"flags", t.flags},
-          {"notes", t.notes}};
+          {"flags", texts(t.findings)},
+          {"notes", texts(t.findings, false)},
+          {"findings", to_json(t.findings)}};
 }
 
 }  // namespace detail
@@ -153,7 +170,7 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
     for (const seed_result& s : c.checks) checks.push_back(detail::to_json(s));
     cases.push_back({{"case", c.case_name},
                      {"shape", shape},
-                     {"verdict", c.verdict},
+                     {"verdict", std::string(to_string(c.verdict))},
                      {"message", c.message},
                      {"checks", checks},
                      {"wall_seconds", number(c.wall_seconds)},
@@ -170,7 +187,7 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
   const json document = {
       {"schema", "kbench-results/1"},
       {"kbench_version", run.kbench_version},
-      {"mode", run.mode},
+      {"mode", std::string(to_string(run.mode))},
       {"compiler", run.compiler},
       {"device",
        {{"usable", g.usable}, {"reason", g.reason}, {"ordinal", g.device}, {"platform", g.platform}, {"name", g.name},
@@ -195,7 +212,8 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
 inline void write_json(const run_record& run, std::string path, const std::string& program = "kbench") {
   if (!path.empty() && path.back() == '/') {
     const std::size_t slash = program.find_last_of('/');
-    path += (slash == std::string::npos ? program : program.substr(slash + 1)) + "." + run.mode + ".json";
+    path += (slash == std::string::npos ? program : program.substr(slash + 1)) + "." + std::string(to_string(run.mode)) +
+            ".json";
   }
   std::ofstream file(path);
   if (!file) throw error("cannot write the JSON report to '" + path + "'");

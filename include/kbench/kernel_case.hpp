@@ -18,6 +18,7 @@
 // different, freshly poisoned buffers), so capture the handles, not pointers taken from them.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -29,11 +30,11 @@
 #include <utility>
 #include <vector>
 
+#include "declaration.hpp"
 #include "distribution.hpp"
 #include "dtype.hpp"
 #include "error.hpp"
 #include "platform.hpp"
-#include "results.hpp"
 #include "shape.hpp"
 #include "tolerance.hpp"
 
@@ -59,8 +60,6 @@ class host_span {
 };
 
 namespace detail {
-
-enum class buffer_role : unsigned char { input, output, inout };
 
 struct buffer_slot {
   std::string name;
@@ -151,12 +150,12 @@ class kernel_case {
   template <class T>
   [[nodiscard]] input_ref<T> input(std::string buffer_name, std::initializer_list<std::int64_t> extents,
                                    distribution init = detail::default_distribution<T>()) {
-    return input_ref<T>(&add_drawn(std::move(buffer_name), detail::buffer_role::input, dtype_v<T>, extents, init));
+    return input_ref<T>(&add_drawn(std::move(buffer_name), buffer_role::input, dtype_v<T>, extents, init));
   }
 
   template <class T>
   [[nodiscard]] output_ref<T> output(std::string buffer_name, std::initializer_list<std::int64_t> extents) {
-    return output_ref<T>(&add_slot(std::move(buffer_name), detail::buffer_role::output, dtype_v<T>, extents));
+    return output_ref<T>(&add_slot(std::move(buffer_name), buffer_role::output, dtype_v<T>, extents));
   }
 
   // A buffer the kernels update in place: drawn like an input, compared like an output. Every run
@@ -164,7 +163,7 @@ class kernel_case {
   template <class T>
   [[nodiscard]] output_ref<T> inout(std::string buffer_name, std::initializer_list<std::int64_t> extents,
                                     distribution init = detail::default_distribution<T>()) {
-    return output_ref<T>(&add_drawn(std::move(buffer_name), detail::buffer_role::inout, dtype_v<T>, extents, init));
+    return output_ref<T>(&add_drawn(std::move(buffer_name), buffer_role::inout, dtype_v<T>, extents, init));
   }
 
   // The reference is either a device launch (an older kernel) or a host function computing in double.
@@ -200,6 +199,12 @@ class kernel_case {
 
   // For the runner.
   [[nodiscard]] const std::vector<std::unique_ptr<detail::buffer_slot>>& buffers() const { return buffers_; }
+  // The buffers as plain data (what `<program> list` prints and --max-elements counts).
+  [[nodiscard]] std::vector<declared_buffer> declared_buffers() const {
+    std::vector<declared_buffer> out;
+    for (const auto& b : buffers_) out.push_back({b->name, b->role, b->type, b->extents, b->size});
+    return out;
+  }
   [[nodiscard]] const launch_function& device_reference() const { return device_reference_; }
   [[nodiscard]] const host_function& host_reference_function() const { return host_reference_; }
   [[nodiscard]] const launch_function& optimized_launch() const { return optimized_; }
@@ -214,7 +219,7 @@ class kernel_case {
   // Throws usage_error unless the declaration is complete: outputs, one reference, an optimized launch.
   void validate() const {
     bool has_output = false;
-    for (const auto& b : buffers_) has_output = has_output || b->role != detail::buffer_role::input;
+    for (const auto& b : buffers_) has_output = has_output || b->role != buffer_role::input;
     if (!has_output) fail("declares no output: there is nothing to check");
     if (!device_reference_ && !host_reference_) fail("declares no reference: call reference() or host_reference()");
     if (device_reference_ && host_reference_) fail("declares both a device and a host reference: keep one");
@@ -226,7 +231,7 @@ class kernel_case {
     throw usage_error("case '" + name_ + "' [" + shape_.to_string() + "] " + what);
   }
 
-  detail::buffer_slot& add_slot(std::string buffer_name, detail::buffer_role role, dtype type,
+  detail::buffer_slot& add_slot(std::string buffer_name, buffer_role role, dtype type,
                                 std::initializer_list<std::int64_t> extents) {
     for (const auto& b : buffers_) {
       if (b->name == buffer_name) fail("declares buffer '" + buffer_name + "' twice");
@@ -254,7 +259,7 @@ class kernel_case {
   }
 
   // A buffer whose values kbench draws (an input, or an in-place buffer).
-  detail::buffer_slot& add_drawn(std::string buffer_name, detail::buffer_role role, dtype type,
+  detail::buffer_slot& add_drawn(std::string buffer_name, buffer_role role, dtype type,
                                  std::initializer_list<std::int64_t> extents, const distribution& init) {
     detail::buffer_slot& slot = add_slot(std::move(buffer_name), role, type, extents);
     check_range(slot, init);

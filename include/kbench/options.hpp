@@ -17,17 +17,11 @@
 #include <CLI/CLI.hpp>
 
 #include "error.hpp"
+#include "outcome.hpp"
 
 namespace kbench {
 
-enum class run_mode { correctness, perf, list };
-
-// How samples are taken (see measure.hpp): cold flushes the caches before every launch, hot does not,
-// batch times a graph of many launches (hot) and reports the time per launch; automatic is cold, or
-// batch for kernels shorter than batch_below_us.
-enum class timing_mode { automatic, cold, hot, batch };
-
-// How many input sets the timed launches rotate among (runner.hpp): a count, or one of these.
+// How many input sets the timed launches rotate among (timing_plan.hpp): a count, or one of these.
 inline constexpr int input_sets_auto = 0;           // 2: consecutive launches never see the same inputs
 inline constexpr int input_sets_beyond_cache = -1;  // enough that together they fill the cold flush (at least
                                                     // 256 MiB): hot launches read their inputs from memory

@@ -42,6 +42,16 @@ template <> struct dtype_of<fp16_t> { static constexpr dtype value = dtype::f16;
 template <> struct dtype_of<bf16_t> { static constexpr dtype value = dtype::bf16; };
 static_assert(sizeof(fp16_t) == 2 && sizeof(bf16_t) == 2, "16-bit float types must be two bytes");
 
+// The element type kernels see for each dtype (visit_dtype gives the dtype; this, the C++ type).
+template <dtype D> struct element_of { using type = storage_t<D>; };  // the integers
+template <> struct element_of<dtype::f64> { using type = double; };
+template <> struct element_of<dtype::f32> { using type = float; };
+template <> struct element_of<dtype::f16> { using type = fp16_t; };
+template <> struct element_of<dtype::bf16> { using type = bf16_t; };
+template <> struct element_of<dtype::f8e4m3> { using type = fp8_e4m3; };
+template <dtype D>
+using element_t = typename element_of<D>::type;
+
 // Conversions usable in kernels (and on the host), rounding to nearest even.
 __host__ __device__ inline float to_float(float x) { return x; }
 __host__ __device__ inline float to_float(fp16_t x) { return __half2float(x); }

@@ -128,21 +128,7 @@ inline void fill_random(void* out, dtype type, std::size_t size, const distribut
                         std::uint64_t stream_id, hipStream_t stream) {
   if (size == 0) return;
   const detail::fill_parameters p{init.shape, init.a, init.b, detail::mix_seed(seed ^ detail::mix_seed(stream_id))};
-  switch (type) {
-    case dtype::f64: detail::launch_fill<double>(out, size, p, stream); break;
-    case dtype::f32: detail::launch_fill<float>(out, size, p, stream); break;
-    case dtype::f16: detail::launch_fill<fp16_t>(out, size, p, stream); break;
-    case dtype::bf16: detail::launch_fill<bf16_t>(out, size, p, stream); break;
-    case dtype::f8e4m3: detail::launch_fill<fp8_e4m3>(out, size, p, stream); break;
-    case dtype::i8: detail::launch_fill<std::int8_t>(out, size, p, stream); break;
-    case dtype::u8: detail::launch_fill<std::uint8_t>(out, size, p, stream); break;
-    case dtype::i16: detail::launch_fill<std::int16_t>(out, size, p, stream); break;
-    case dtype::u16: detail::launch_fill<std::uint16_t>(out, size, p, stream); break;
-    case dtype::i32: detail::launch_fill<std::int32_t>(out, size, p, stream); break;
-    case dtype::u32: detail::launch_fill<std::uint32_t>(out, size, p, stream); break;
-    case dtype::i64: detail::launch_fill<std::int64_t>(out, size, p, stream); break;
-    case dtype::u64: detail::launch_fill<std::uint64_t>(out, size, p, stream); break;
-  }
+  visit_dtype(type, [&](auto d) { detail::launch_fill<element_t<decltype(d)::value>>(out, size, p, stream); });
 }
 
 }  // namespace kbench

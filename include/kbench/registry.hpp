@@ -1,4 +1,4 @@
-// kbench/registry.hpp: registration of case functions with the shapes they run at.
+// kbench/registry.hpp: registration of case functions with the shapes they run at. HIP-free.
 //
 //   KBENCH_REGISTER(rmsnorm).shape({{"rows", 37}, {"cols", 1531}}).shape({{"rows", 16384}, {"cols", 8192}});
 //
@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "kernel_case.hpp"
 #include "shape.hpp"
 
 namespace kbench {
+
+class kernel_case;  // kernel_case.hpp: only the case function needs it, so host-only code can list the cases
 
 using case_function = void (*)(kernel_case&);
 

@@ -12,7 +12,9 @@
 
 #include "comparison.hpp"
 #include "dtype.hpp"
+#include "outcome.hpp"
 #include "results.hpp"
+#include "shape.hpp"
 #include "statistics.hpp"
 
 namespace kbench {
@@ -101,7 +103,7 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
     out += fmt::format("  reference  {}, median known to +-{:.2f}%\n", format_stats(*t.reference),
                        100 * t.reference_precision);
     out += fmt::format("  speedup    {:.3f}x (95% interval {:.3f} to {:.3f}): {}\n", t.speedup, t.speedup_interval.low,
-                       t.speedup_interval.high, t.verdict);
+                       t.speedup_interval.high, to_string(t.verdict));
   } else {
     out += "  reference  a host function (not timed)\n";
   }
@@ -122,9 +124,62 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
   }
   if (t.work.flops > 0) out += fmt::format("  compute    {}\n", format_rate(t.work.flops, t.optimized.median, "FLOP"));
   if (t.work.tokens > 0) out += fmt::format("  tokens     {}\n", format_rate(t.work.tokens, t.optimized.median, "token"));
-  for (const std::string& f : t.flags) out += fmt::format("  ! {}\n", f);
-  for (const std::string& n : t.notes) out += fmt::format("  note: {}\n", n);
+  for (const std::string& f : texts(t.findings)) out += fmt::format("  ! {}\n", f);
+  for (const std::string& n : texts(t.findings, false)) out += fmt::format("  note: {}\n", n);
   return out;
+}
+
+// "rmsnorm/rows=37 cols=1531": a case at a shape, as tests and reports name it.
+[[nodiscard]] inline std::string case_label(const std::string& case_name, const kbench::shape& s) {
+  return s.dims().empty() ? case_name : case_name + "/" + s.to_string();
+}
+
+// "PASS rmsnorm [rows=37 cols=1531] seed=0x..." and, for each output, its metrics or its failure report.
+[[nodiscard]] inline std::string format_seed_result(const std::string& case_name, const kbench::shape& s,
+                                                    const seed_result& r) {
+  std::string out = fmt::format("{} {} [{}] seed={:#x}\n", r.passed() ? "PASS" : "FAIL", case_name, s.to_string(), r.seed);
+  for (const finding& p : r.problems) out += fmt::format("  ! {}\n", p.text);
+  for (const output_result& o : r.outputs) out += format_comparison(o.name, o.result, o.type, o.extents);
+  return out;
+}
+
+// The header of a perf run's report: the device, the warm-up and sample counts, what was measured once
+// per program (the copy bandwidth, the timer floor) and what that took.
+[[nodiscard]] inline std::string format_perf_header(const run_record& run) {
+  const gpu_info& g = run.device;
+  std::string out = fmt::format("\nkbench perf on {} ({}, {} compute units); warm-up {} launches and {:g} s; at least {} "
+                                "samples\n",
+                                g.name, g.arch, g.multiprocessors, run.warmup, run.warmup_time, run.iterations);
+  out += fmt::format("once per program: opening the device took {}, measuring the copy bandwidth and timer floor {}\n",
+                     format_duration(g.open_seconds), format_duration(run.ceilings_seconds));
+  if (run.copy) {
+    out += fmt::format("device-to-device copy of {} MiB: {} (read + write), {}; reading alone {}\n",
+                       run.copy->buffer_bytes >> 20,
+                       format_rate(2.0 * static_cast<double>(run.copy->buffer_bytes), run.copy->seconds.median, "B"),
+                       format_stats(run.copy->seconds), format_rate(run.copy->read_bytes_per_second, 1.0, "B"));
+  }
+  if (run.timer_floor) {
+    out += fmt::format("timer floor: an event pair alone {}, an empty kernel {} (one launch per event pair), {} per "
+                       "launch in a graph of 100, {} from launch to idle device on the host\n",
+                       format_duration(run.timer_floor->events_only), format_duration(run.timer_floor->empty_kernel),
+                       format_duration(run.timer_floor->empty_kernel_batch),
+                       format_duration(run.timer_floor->empty_launch_wall));
+  }
+  return out;
+}
+
+// One line for a case that did not pass: "FAIL name: why", "FILTERED name: why"; empty for a pass or a skip
+// (skips are summed up once, with their reason, by the program's closing line).
+[[nodiscard]] inline std::string format_case_outcome(const case_record& c) {
+  const std::string name = case_label(c.case_name, c.shape);
+  switch (c.verdict) {
+    case case_verdict::pass:
+    case case_verdict::skipped: return {};
+    case case_verdict::filtered: return fmt::format("FILTERED {}: {}\n", name, c.message);
+    case case_verdict::fail:
+    case case_verdict::error: return fmt::format("FAIL {}: {}\n", name, c.message);
+  }
+  return {};
 }
 
 }  // namespace kbench

@@ -11,18 +11,13 @@
 #include <vector>
 
 #include "comparison.hpp"
+#include "declaration.hpp"
 #include "dtype.hpp"
+#include "outcome.hpp"
 #include "shape.hpp"
 #include "statistics.hpp"
 
 namespace kbench {
-
-// What one launch of the kernel moves and computes; the report turns it into GB/s, TFLOP/s, tokens/s.
-struct work_model {
-  double bytes = 0.0;
-  double flops = 0.0;
-  double tokens = 0.0;
-};
 
 // The GPU the program runs on, or why there is none.
 struct gpu_info {
@@ -58,7 +53,7 @@ struct output_result {
 // One correctness run: one seed, every output.
 struct seed_result {
   std::uint64_t seed = 0;
-  std::vector<std::string> problems;  // the test, the reference or the harness contract broken
+  std::vector<finding> problems;  // the test, the reference or the harness contract broken: each fails
   std::vector<output_result> outputs;
   [[nodiscard]] bool passed() const {
     if (!problems.empty() || outputs.empty()) return false;
@@ -66,42 +61,42 @@ struct seed_result {
   }
 };
 
-// What a case declares about its own performance (kernel_case::require_speedup and friends).
-struct perf_expectations {
-  double required_speedup = 0.0;       // fail when the speedup's whole interval is below
-  double required_bandwidth = 0.0;     // as a fraction of the copy bandwidth; likewise
-  double max_plausible_speedup = 10.0; // above this a speedup is flagged as implausible, and fails
-};
-
 struct timing_result {
-  std::string mode;                       // "cold", "hot" or "batch"
+  timing_mode mode = timing_mode::cold;   // cold, hot or batch (never automatic)
   std::string method;                     // how the samples were taken, in words
   int launches_per_sample = 1;            // batch mode times this many launches per event pair
   int warmup = 0;                         // warm-up launches of each kernel
   int input_sets = 1;                     // input sets the timed launches rotated among
+  int input_sets_wanted = 1;              // what the options asked for (more than input_sets: memory ran short)
   double input_set_bytes = 0.0;           // bytes of one set (inputs and in-place buffers)
   sample_stats optimized;                 // seconds per launch
   std::optional<sample_stats> reference;  // absent for a host reference
+  double precision_target = 0.0;          // the options' precision: stop when both medians are known this well
   double optimized_precision = 0.0;       // half-width of the median's 95% interval, relative
   double reference_precision = 0.0;
   bool precise = false;                   // sampling stopped because both medians were known well enough
   double speedup = std::numeric_limits<double>::quiet_NaN();  // reference median / optimized median
   interval speedup_interval;              // 95%, paired bootstrap
-  std::string verdict;                    // "faster", "slower", "no significant difference" ("" without reference)
+  speedup_verdict verdict = speedup_verdict::none;
   double idle_wait = 0.0;                 // median wait for the device after each sample's last event
-  double latency = 0.0;                   // one cold launch of the optimized kernel, less the event-pair floor
+  double single_launch = 0.0;             // one cold launch of the optimized kernel on the timed stream
+  double latency = 0.0;                   // single_launch less the event-pair floor
   double launch_wall = 0.0;               // host time of one launch on an idle device until it is idle again
+  // Batch mode through a graph: operations captured for launches_per_sample launches (-1: no graph).
+  long long reference_graph_operations = -1;
+  long long optimized_graph_operations = -1;
   work_model work;
   perf_expectations expectations;
-  std::vector<std::string> flags;         // implausible, dishonest-looking or short of a requirement: fails
-  std::vector<std::string> notes;         // worth knowing, not failing
+  std::vector<finding> findings;          // each but a note fails the perf test
+
+  [[nodiscard]] bool flagged() const { return any_failing(findings); }
 };
 
 // Everything kbench learned about one case at one shape.
 struct case_record {
   std::string case_name;
   kbench::shape shape;
-  std::string verdict = "error";  // "pass", "fail", "skipped" (no GPU), "filtered" (--max-elements) or "error"
+  case_verdict verdict = case_verdict::error;
   std::string message;            // why it was skipped, failed outside a comparison, or refused timing
   std::vector<seed_result> checks;
   std::optional<timing_result> timing;
@@ -123,12 +118,33 @@ struct device_ceilings {
   double seconds = 0.0;  // host time the two measurements took
 };
 
+// What `<program> perf` does for one case at one shape: a correctness run, the timing, and a second
+// correctness run with another seed. The timing is absent when the first run fails (a wrong kernel is
+// never timed).
+struct perf_outcome {
+  seed_result before;
+  std::optional<timing_result> timing;
+  std::optional<seed_result> after;
+  [[nodiscard]] bool passed() const { return failure().empty(); }
+  // Why the perf test fails, in one line; empty when it passes.
+  [[nodiscard]] std::string failure() const {
+    if (!before.passed()) return "refusing to time a kernel that is not correct (report above)";
+    if (!timing) return "not timed";
+    for (const finding& f : timing->findings) {
+      if (f.fails()) return f.text;
+    }
+    if (!after || !after->passed()) return "the optimized kernel was correct before timing and wrong after it (report above)";
+    return {};
+  }
+};
+
 struct run_record {
-  std::string mode;  // "correctness" or "perf"
+  run_mode mode = run_mode::correctness;
   std::string kbench_version;
   std::string compiler;
   gpu_info device;
   int warmup = 0;
+  double warmup_time = 0.0;
   int iterations = 0;
   std::optional<copy_bandwidth> copy;              // perf runs
   std::optional<kbench::timer_floor> timer_floor;  // perf runs

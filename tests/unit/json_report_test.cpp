@@ -16,7 +16,7 @@ namespace {
 
 kbench::run_record sample_run() {
   kbench::run_record run;
-  run.mode = "perf";
+  run.mode = kbench::run_mode::perf;
   run.kbench_version = "0.1.0";
   run.compiler = "test";
   run.device.usable = true;
@@ -26,7 +26,7 @@ kbench::run_record sample_run() {
   kbench::case_record& c = run.cases.emplace_back();
   c.case_name = "rmsnorm";
   c.shape = kbench::shape{{"rows", 2}, {"cols", 3}};
-  c.verdict = "pass";
+  c.verdict = kbench::case_verdict::pass;
   static const std::vector<float> e{1, 2, 3, 4, 5, 6}, a{1, 2, 3, 4, 5, 7};
   kbench::seed_result s;
   s.seed = 0xABCDEF;
@@ -35,14 +35,14 @@ kbench::run_record sample_run() {
                                        kbench::make_tolerance(tol::allclose{1e-3, 1e-5}))});
   c.checks.push_back(s);
   kbench::timing_result t;
-  t.mode = "cold";
+  t.mode = kbench::timing_mode::cold;
   t.optimized = kbench::summarize({1e-4, 1.1e-4, 1.2e-4});
   t.reference = kbench::summarize({2e-4, 2.1e-4, 2.2e-4});
   t.speedup = 1.9;
   t.speedup_interval = {1.8, 2.0};
-  t.verdict = "faster";
+  t.verdict = kbench::speedup_verdict::faster;
   t.work.bytes = 2e8;
-  t.flags.push_back("a flag");
+  t.findings.push_back({kbench::finding_kind::unseen_work, "a flag"});
   c.timing = t;
   return run;
 }

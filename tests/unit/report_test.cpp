@@ -58,7 +58,7 @@ TEST_CASE("durations, rates and statistics read naturally", "[report]") {
 
 TEST_CASE("a timing report gives the method, both kernels, the speedup and every flag", "[report]") {
   kbench::timing_result t;
-  t.mode = "cold";
+  t.mode = kbench::timing_mode::cold;
   t.method = "cold: a 256 MiB read evicts the caches before each launch";
   t.optimized = kbench::summarize({130e-6, 131e-6, 132e-6});
   t.reference = kbench::summarize({180e-6, 181e-6, 182e-6});
@@ -66,11 +66,11 @@ TEST_CASE("a timing report gives the method, both kernels, the speedup and every
   t.reference_precision = 0.002;
   t.speedup = 181.0 / 131.0;
   t.speedup_interval = {1.37, 1.39};
-  t.verdict = "faster";
+  t.verdict = kbench::speedup_verdict::faster;
   t.latency = 129.7e-6;
   t.work.bytes = 536887296;
-  t.flags.push_back("a flag");
-  t.notes.push_back("a note");
+  t.findings.push_back({kbench::finding_kind::unseen_work, "a flag"});
+  t.findings.push_back({kbench::finding_kind::note, "a note"});
   CHECK(kbench::format_timing("rmsnorm/rows=16384 cols=8192", t, 4.22e12) ==
         "rmsnorm/rows=16384 cols=8192\n"
         "  method     cold: a 256 MiB read evicts the caches before each launch\n"

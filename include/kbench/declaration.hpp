@@ -1,0 +1,39 @@
+// kbench/declaration.hpp: what a case declares, as plain data: its buffers' roles and layout, the work
+// one launch does, and what it requires of the optimized kernel's performance. Shared by the contract
+// (kernel_case.hpp), the results and the host-only parts of a program. HIP-free.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "dtype.hpp"
+
+namespace kbench {
+
+enum class buffer_role : unsigned char { input, output, inout };
+
+// One buffer of a declaration: enough for `<program> list` and --max-elements, without device memory.
+struct declared_buffer {
+  std::string name;
+  buffer_role role = buffer_role::input;
+  dtype type = dtype::f32;
+  std::vector<std::size_t> extents;
+  std::size_t size = 0;  // elements
+};
+
+// What one launch of the kernel moves and computes; the report turns it into GB/s, TFLOP/s, tokens/s.
+struct work_model {
+  double bytes = 0.0;
+  double flops = 0.0;
+  double tokens = 0.0;
+};
+
+// What a case declares about its own performance (kernel_case::require_speedup and friends).
+struct perf_expectations {
+  double required_speedup = 0.0;       // fail when the speedup's whole interval is below
+  double required_bandwidth = 0.0;     // as a fraction of the copy bandwidth; likewise
+  double max_plausible_speedup = 10.0; // above this a speedup is flagged as implausible, and fails
+};
+
+}  // namespace kbench

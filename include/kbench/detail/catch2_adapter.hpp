@@ -1,0 +1,109 @@
+// kbench/detail/catch2_adapter.hpp: `<program> correctness`: one Catch2 test per case and shape, each
+// running every seed's correctness run and printing its report. HIP-free; compiled once per program.
+#pragma once
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+// Catch2 2.x or 3.x. The build says which (KBENCH_CATCH2_MAJOR, set by kbench.cmake); without it, the
+// headers found decide.
+#if !defined(KBENCH_CATCH2_MAJOR)
+#if __has_include(<catch2/catch_session.hpp>)
+#define KBENCH_CATCH2_MAJOR 3
+#else
+#define KBENCH_CATCH2_MAJOR 2
+#endif
+#endif
+#if KBENCH_CATCH2_MAJOR >= 3
+#include <catch2/catch_session.hpp>
+#include <catch2/catch_test_macros.hpp>
+#include <catch2/interfaces/catch_interfaces_testcase.hpp>
+#include <catch2/internal/catch_test_registry.hpp>
+#else
+#define CATCH_CONFIG_RUNNER
+#include <catch2/catch.hpp>
+#endif
+
+#include "program.hpp"
+
+namespace kbench {
+namespace detail {
+
+// One Catch2 test: every seed of one case at one shape.
+class correctness_test : public Catch::ITestInvoker {
+ public:
+  correctness_test(const case_registration& reg, kbench::shape s, const run_options& options)
+      : reg_(reg), shape_(std::move(s)), options_(options) {}
+
+  void invoke() const override {
+    case_record& record = new_record(reg_, shape_);
+    const wall_timer wall(record);
+    try {
+      if (filtered_out(reg_, shape_, options_, record)) {
+        WARN("filtered: " << record.message);
+        return;
+      }
+      if (gpu_or_skip(options_, record) == nullptr) {
+#if KBENCH_CATCH2_MAJOR >= 3
+        SKIP("skipped: " << record.message);
+#else
+        WARN("skipped: " << record.message);
+#endif
+        return;
+      }
+      case_run run(reg_, shape_);
+      bool first = true;
+      for (std::uint64_t seed : seeds_for_run(options_)) {
+        const seed_result& r = record.checks.emplace_back(run.check(seed, first));
+        first = false;
+        const std::string report = format_seed_result(reg_.name(), shape_, r);
+        std::fputs(report.c_str(), stdout);
+        std::fflush(stdout);
+        INFO(report);
+        CHECK(r.passed());
+      }
+    } catch (const std::exception& e) {
+      record.verdict = case_verdict::error;
+      record.message = e.what();
+      throw;
+    }
+    const bool passed = std::all_of(record.checks.begin(), record.checks.end(), [](const seed_result& r) { return r.passed(); });
+    record.verdict = passed ? case_verdict::pass : case_verdict::fail;
+  }
+
+ private:
+  const case_registration& reg_;
+  kbench::shape shape_;
+  const run_options& options_;
+};
+
+inline void register_correctness_tests(const run_options& options) {
+  for (const case_registration& reg : registered_cases()) {
+    for (const kbench::shape& s : reg.shapes()) {
+      auto* invoker = new correctness_test(reg, s, options);  // owned by Catch2's registry
+#if KBENCH_CATCH2_MAJOR >= 3
+      Catch::AutoReg(Catch::Detail::unique_ptr<Catch::ITestInvoker>(invoker),
+                     Catch::SourceLineInfo(reg.file(), static_cast<std::size_t>(reg.line())), Catch::StringRef(),
+                     Catch::NameAndTags{case_label(reg.name(), s), "[kbench][correctness]"});
+#else
+      Catch::AutoReg(invoker, Catch::SourceLineInfo(reg.file(), static_cast<std::size_t>(reg.line())),
+                     Catch::StringRef(), Catch::NameAndTags{case_label(reg.name(), s), "[kbench][correctness]"});
+#endif
+    }
+  }
+}
+
+int run_correctness(const char* program, run_options& options) {
+  register_correctness_tests(options);
+  std::vector<char*> argv = argv_for(program, options.passthrough);
+  Catch::Session session;
+  const int parse_status = session.applyCommandLine(static_cast<int>(argv.size() - 1), argv.data());
+  if (parse_status != 0) return 2;
+  return finish(program, options, session.run());
+}
+
+}  // namespace detail
+}  // namespace kbench

@@ -1,0 +1,184 @@
+// kbench/detail/correctness_run.hpp: one correctness run of a case at one seed, in named steps:
+//
+//   draw         fresh inputs on the device from the seed (input set 0), snapshotted
+//   run_side     the optimized kernel first, on poisoned and guarded outputs, then waits for the whole
+//                device and checks the guards and the inputs (the reference's outputs for these inputs do
+//                not exist yet, so a kernel that copies them is caught)
+//   references   the reference the same way (or the host reference in double), and whether it left any
+//                element unwritten
+//   check_teeth  the tolerance must be able to fail (teeth.hpp)
+//   compare      every output, on the GPU when large
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "../comparison.hpp"
+#include "../device_compare.hpp"
+#include "../outcome.hpp"
+#include "../results.hpp"
+#include "case_memory.hpp"
+#include "teeth.hpp"
+
+namespace kbench {
+namespace detail {
+
+inline constexpr std::uint64_t host_reference_sentinel = 0x7FF4BADB7FF4BADBull;  // a NaN no arithmetic makes
+
+// Findings for every input of set 0 that a launch changed (each reported once: the snapshot moves on).
+inline void check_inputs(case_memory& memory, const char* who, std::vector<finding>& problems) {
+  for (input_memory& in : memory.inputs()) {
+    std::size_t first = 0;
+    const std::size_t changed = in.memory.changed_words(memory.stream(), first);
+    if (changed) {
+      problems.push_back({finding_kind::input_modified,
+                          fmt::format("the {} kernel modified input '{}' ({} words changed, first at byte {}); inputs "
+                                      "must be read-only",
+                                      who, in.slot->name, changed, first)});
+      in.memory.snapshot(memory.stream());
+      memory.synchronize();
+    }
+  }
+}
+
+// Poison, launch, wait for the whole device (work left on other streams included), then check the
+// guards and the inputs.
+inline void run_side(case_memory& memory, side target, std::vector<finding>& problems) {
+  memory.prepare_outputs(target);
+  memory.launch(target);
+  memory.synchronize();
+  KBENCH_HIP_CHECK(hipDeviceSynchronize());
+  memory.check_guards(target, "", problems);
+  check_inputs(memory, name_of(target), problems);
+}
+
+// "the reference left 5 of 100 elements of output 'y' unwritten"
+inline void report_unwritten(const output_memory& out, std::size_t unwritten, const char* who, const char* state,
+                             std::vector<finding>& problems) {
+  if (unwritten == 0) return;
+  problems.push_back({finding_kind::reference_incomplete,
+                      fmt::format("the {} left {} of {} elements of output '{}' {}", who, unwritten, out.slot->size,
+                                  out.slot->name, state)});
+}
+
+// The device reference, and the elements it left unwritten. Floats are poisoned with a NaN no
+// arithmetic produces, so a poisoned element is an unwritten one. An integer poison is a plausible value:
+// confirmed by a second run under another poison, since an element the reference never writes holds each
+// poison in turn.
+inline void run_device_reference(case_memory& memory, std::vector<finding>& problems) {
+  run_side(memory, side::reference, problems);
+  std::vector<output_memory>& outputs = memory.outputs();
+  for (output_memory& out : outputs) out.expected.device_changed();
+  std::vector<std::size_t> suspects(outputs.size(), 0);
+  bool integer_suspects = false;
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    output_memory& out = outputs[k];
+    if (out.in_place()) continue;  // starts from the drawn values, not from poison
+    suspects[k] = memory.compared_on_device(out)
+                      ? count_poison_on_device(out.reference.data(), out.slot->type, out.slot->size, memory.stream())
+                      : count_poison(memory.expected_on_host(out).bytes.data(), out.slot->type, out.slot->size);
+    integer_suspects = integer_suspects || (suspects[k] && !info(out.slot->type).is_float);
+  }
+  if (integer_suspects) {
+    for (output_memory& out : outputs) {
+      if (!info(out.slot->type).is_float) memory.expected_on_host(out);  // the first run's values
+      KBENCH_HIP_CHECK(hipMemsetAsync(out.reference.data(), 0x5A, out.reference.bytes(), memory.stream()));
+    }
+    memory.restore_in_place(side::reference);
+    memory.launch(side::reference);
+    KBENCH_HIP_CHECK(hipDeviceSynchronize());
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      output_memory& out = outputs[k];
+      if (info(out.slot->type).is_float || suspects[k] == 0) continue;
+      const host_array second = copy_to_host(out.reference.data(), out.slot->type, out.slot->size);
+      const host_array& first = out.expected.held();
+      const std::size_t width = info(out.slot->type).size;
+      suspects[k] = 0;
+      for (std::size_t i = 0; i < out.slot->size; ++i) {
+        bool unwritten = true;
+        for (std::size_t b = i * width; b < (i + 1) * width; ++b) {
+          unwritten = unwritten && first.bytes[b] == 0xA5 && second.bytes[b] == 0x5A;
+        }
+        suspects[k] += unwritten;
+      }
+    }
+    // The device copies now hold the second run: put the first run's values back where the host has them.
+    for (output_memory& out : outputs) {
+      if (out.expected.valid()) {
+        KBENCH_HIP_CHECK(hipMemcpy(out.reference.data(), out.expected.held().bytes.data(),
+                                   out.expected.held().bytes.size(), hipMemcpyHostToDevice));
+      }
+    }
+  }
+  for (std::size_t k = 0; k < outputs.size(); ++k) report_unwritten(outputs[k], suspects[k], "reference", "unwritten", problems);
+}
+
+[[nodiscard]] inline std::vector<double> host_values(const void* device, const buffer_slot& slot) {
+  const host_array raw = copy_to_host(device, slot.type, slot.size);
+  std::vector<double> values(slot.size);
+  for (std::size_t i = 0; i < slot.size; ++i) values[i] = load_as_double(raw.bytes.data(), slot.type, i);
+  return values;
+}
+
+// The host reference on input set `set`: inputs as double, outputs starting as a sentinel that must be
+// overwritten (in-place buffers as drawn); its results become the expected values, in fp64.
+inline void run_host_reference(case_memory& memory, std::vector<finding>& problems, int set = 0) {
+  std::vector<input_memory>& inputs = memory.inputs();
+  std::vector<output_memory>& outputs = memory.outputs();
+  std::vector<std::vector<double>> in_values(inputs.size()), out_values(outputs.size());
+  for (std::size_t k = 0; k < inputs.size(); ++k) in_values[k] = host_values(case_memory::input_data(inputs[k], set), *inputs[k].slot);
+  double sentinel;
+  std::memcpy(&sentinel, &host_reference_sentinel, sizeof sentinel);
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    if (outputs[k].in_place()) {
+      out_values[k] = host_values(case_memory::initial_data(outputs[k], set), *outputs[k].slot);
+    } else {
+      out_values[k].assign(outputs[k].slot->size, sentinel);
+    }
+  }
+  memory.with_host_values(in_values, out_values, memory.declaration().host_reference_function());
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    output_memory& out = outputs[k];
+    std::size_t unassigned = 0;
+    if (!out.in_place()) {
+      for (double v : out_values[k]) unassigned += std::memcmp(&v, &sentinel, sizeof v) == 0;
+    }
+    report_unwritten(out, unassigned, "host reference", "unassigned", problems);
+    host_array expected{dtype::f64, std::vector<unsigned char>(out_values[k].size() * sizeof(double))};
+    std::memcpy(expected.bytes.data(), out_values[k].data(), expected.bytes.size());
+    out.expected.set(std::move(expected));
+  }
+  if (set == 0) {
+    for (input_memory& in : inputs) {
+      if (memory.input_changed(in, 0)) {
+        problems.push_back({finding_kind::input_modified,
+                            fmt::format("input '{}' changed during the host reference", in.slot->name)});
+      }
+    }
+  }
+}
+
+// One correctness run at `seed`; `probe_teeth` also proves that the tolerance can fail.
+[[nodiscard]] inline seed_result run_correctness(case_memory& memory, std::uint64_t seed, bool probe_teeth) {
+  seed_result r;
+  r.seed = seed;
+  memory.draw(seed);
+  run_side(memory, side::optimized, r.problems);
+  if (memory.has_device_reference()) {
+    run_device_reference(memory, r.problems);
+  } else {
+    run_host_reference(memory, r.problems);
+  }
+  if (probe_teeth) check_teeth(memory, r.problems);
+  for (output_memory& out : memory.outputs()) {
+    r.outputs.push_back({out.slot->name, out.slot->type, out.slot->extents, memory.compare_output(out)});
+  }
+  return r;
+}
+
+}  // namespace detail
+}  // namespace kbench

@@ -1,0 +1,47 @@
+// kbench/detail/procedure_impl.hpp: the definitions of procedure.hpp, on the GPU platform. Included by
+// exactly one translation unit of a program (kbench.cmake generates it; kbench/main.hpp includes it).
+#pragma once
+
+#include "../procedure.hpp"
+#include "../runner.hpp"
+
+namespace kbench {
+namespace detail {
+
+std::vector<declared_buffer> declare_on_host(const case_registration& registration, const kbench::shape& s) {
+  kernel_case declared(registration.name(), s);
+  registration.function()(declared);
+  declared.validate();
+  return declared.declared_buffers();
+}
+
+std::string gpu_compiler() {
+  std::string c;
+#if defined(__clang__)
+  c = "clang " __clang_version__;
+#elif defined(__GNUC__)
+  c = "gcc " __VERSION__;
+#endif
+#if defined(__CUDACC_VER_MAJOR__)
+  c = fmt::format("nvcc {}.{}.{}, host {}", __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__, __CUDACC_VER_BUILD__, c);
+#endif
+  return c;
+}
+
+const gpu_info& open_gpu(int device) { return gpu(device); }
+
+const device_ceilings& device_ceilings_once() { return measured_ceilings(); }
+
+case_run::case_run(const case_registration& registration, const kbench::shape& s)
+    : instance_(std::make_unique<case_instance>(registration, s)) {}
+
+case_run::~case_run() = default;
+
+seed_result case_run::check(std::uint64_t seed, bool probe_teeth) { return instance_->check(seed, probe_teeth); }
+
+perf_outcome case_run::perf(const run_options& options, const gpu_info& g, const std::vector<std::uint64_t>& seeds) {
+  return run_perf_procedure(*instance_, options, g, seeds);
+}
+
+}  // namespace detail
+}  // namespace kbench

@@ -1,0 +1,97 @@
+// kbench/detail/program.hpp: what the parts of a kbench program share: the journal of every result, the
+// records of a case's test, and the entry points of each mode. HIP-free; the modes are defined in
+// catch2_adapter.hpp (correctness), benchmark_adapter.hpp (perf) and program_main.hpp (list, main), each
+// compiled once per program.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "../options.hpp"
+#include "../procedure.hpp"
+#include "../registry.hpp"
+#include "../report.hpp"
+#include "../results.hpp"
+
+namespace kbench {
+namespace detail {
+
+inline constexpr int exit_skipped = 77;
+
+// Everything this program run found; the exit status, the summary and the JSON file come from it.
+inline run_record& journal() {
+  static run_record run;
+  return run;
+}
+
+// Records the case as skipped when no GPU is usable; the GPU is probed here, inside the test (never
+// before: a missing GPU skips each test, it does not abort the program).
+inline const gpu_info* gpu_or_skip(const run_options& options, case_record& record) {
+  const gpu_info& g = open_gpu(options.device);
+  journal().device = g;
+  if (g.usable) return &g;
+  record.verdict = case_verdict::skipped;
+  record.message = g.reason;
+  return nullptr;
+}
+
+// Records the wall time of a case's test, however it ends.
+class wall_timer {
+ public:
+  explicit wall_timer(case_record& record) : record_(record), start_(std::chrono::steady_clock::now()) {}
+  ~wall_timer() { record_.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  wall_timer(const wall_timer&) = delete;
+  wall_timer& operator=(const wall_timer&) = delete;
+
+ private:
+  case_record& record_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Elements in all buffers of a case at a shape, from its declaration.
+inline double declared_elements(const case_registration& reg, const kbench::shape& s) {
+  double total = 0.0;
+  for (const declared_buffer& b : declare_on_host(reg, s)) total += static_cast<double>(b.size);
+  return total;
+}
+
+// True (and recorded) when --max-elements leaves this shape out.
+inline bool filtered_out(const case_registration& reg, const kbench::shape& s, const run_options& options,
+                         case_record& record) {
+  if (options.max_elements <= 0) return false;
+  const double elements = declared_elements(reg, s);
+  if (elements <= options.max_elements) return false;
+  record.verdict = case_verdict::filtered;
+  record.message = fmt::format("{:.0f} elements, more than --max-elements {:.0f}", elements, options.max_elements);
+  return true;
+}
+
+inline case_record& new_record(const case_registration& reg, const kbench::shape& s) {
+  case_record& r = journal().cases.emplace_back();
+  r.case_name = reg.name();
+  r.shape = s;
+  return r;
+}
+
+inline std::vector<char*> argv_for(const char* program, std::vector<std::string>& args) {
+  std::vector<char*> argv{const_cast<char*>(program)};
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  return argv;
+}
+
+// The modes, each defined once per program. `finish` turns the journal into the exit status (and the
+// JSON file): failures first, then a run in which nothing ran, then skips.
+int run_correctness(const char* program, run_options& options);
+int run_perf(const char* program, run_options& options);
+int finish(const char* program, const run_options& options, int framework_status);
+
+}  // namespace detail
+
+// main() of a kbench program: `<program> correctness|perf|list [options]` (program_main.hpp).
+int run_main(int argc, char** argv);
+
+}  // namespace kbench

@@ -1,0 +1,324 @@
+// kbench/detail/timing_run.hpp: one timing run of a case that has just passed a correctness run, in
+// named steps (run() lists them in order):
+//
+//   draw_input_sets       the sets the timed launches rotate among (set 0 is the one just checked)
+//   warm_up               launches of both kernels, by count and by time (clocks ramp up)
+//   choose_mode           a pilot of hot samples decides the automatic mode and the batch size; cold mode
+//                         gets its cache flush, batch mode its graphs
+//   sample_until_stopped  reference and optimized interleaved, each between its own event pair, until the
+//                         stop rule says so (stop_rule.hpp)
+//   audit_last_sample     one more sample on poisoned outputs, the optimized kernel first, checked against
+//                         the reference on the same inputs; then the guards and every input set
+//   summarize_samples     statistics of both kernels and the speedup's interval
+//   measure_latency       one cold launch less the event-pair floor, as a profiler reports it
+//   measure_unseen_work   one launch on an idle device timed on the host's clock
+//
+// The run measures; judge.hpp decides what the measurements mean.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "../judge.hpp"
+#include "../measure.hpp"
+#include "../options.hpp"
+#include "../results.hpp"
+#include "../statistics.hpp"
+#include "../stop_rule.hpp"
+#include "../timing.hpp"
+#include "../timing_plan.hpp"
+#include "case_memory.hpp"
+#include "correctness_run.hpp"
+
+namespace kbench {
+namespace detail {
+
+// The events around one side's launches in a sample.
+struct event_pair {
+  event start;
+  event stop;
+  [[nodiscard]] double seconds() const { return stop.seconds_since(start); }
+};
+
+class timing_run {
+ public:
+  timing_run(case_memory& memory, const run_options& options, const gpu_info& g, const device_ceilings& ceilings)
+      : memory_(memory), options_(options), gpu_(g), ceilings_(ceilings), spin_(memory.stream()),
+        with_reference_(memory.has_device_reference()) {
+    t_.warmup = options.warmup;
+    t_.work = memory.declaration().work();
+    t_.expectations = memory.declaration().expectations();
+    t_.precision_target = options.precision;
+  }
+
+  [[nodiscard]] timing_result run() {
+    draw_input_sets();
+    warm_up();
+    choose_mode();
+    sample_until_stopped();
+    audit_last_sample();
+    summarize_samples();
+    measure_latency();
+    memory_.release_input_sets();
+    measure_unseen_work();
+    judge_timing(t_, {gpu_.l2_bytes, ceilings_.copy, ceilings_.floor});
+    return t_;
+  }
+
+ private:
+  using clock = std::chrono::steady_clock;
+
+  [[nodiscard]] hipStream_t stream() const { return memory_.stream(); }
+  [[nodiscard]] std::size_t flush() const { return flush_bytes(options_, gpu_.l2_bytes); }
+
+  void draw_input_sets() {
+    const std::size_t set_bytes = memory_.input_set_bytes();
+    t_.input_set_bytes = static_cast<double>(set_bytes);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    KBENCH_HIP_CHECK(hipMemGetInfo(&free_bytes, &total_bytes));
+    const input_set_plan plan = plan_input_sets(options_, set_bytes, flush(), free_bytes);
+    t_.input_sets = sets_ = plan.sets;
+    t_.input_sets_wanted = plan.wanted;
+    memory_.draw_input_sets(sets_);
+  }
+
+  void warm_up() {
+    const auto start = clock::now();
+    for (int i = 0; i < options_.warmup || seconds_since(start) < options_.warmup_time; ++i) {
+      memory_.restore_in_place(side::reference, i % sets_);
+      memory_.restore_in_place(side::optimized, i % sets_);
+      if (with_reference_) memory_.launch(side::reference, i % sets_);
+      memory_.launch(side::optimized, i % sets_);
+      memory_.synchronize();
+    }
+  }
+
+  void choose_mode() {
+    std::vector<double> pilot;
+    for (int i = 0; i < 5; ++i) {
+      memory_.restore_in_place(side::optimized);
+      spin_.enqueue(stream(), 20e-6);
+      optimized_events_.start.record(stream());
+      memory_.launch(side::optimized);
+      optimized_events_.stop.record(stream());
+      optimized_events_.stop.synchronize();
+      pilot.push_back(optimized_events_.seconds());
+    }
+    const mode_plan plan = plan_mode(options_, summarize(pilot).median);
+    t_.mode = plan.mode;
+    t_.launches_per_sample = per_sample_ = plan.launches_per_sample;
+    switch (plan.mode) {
+      case timing_mode::cold:
+        flush_.emplace(flush(), std::max(gpu_.multiprocessors, 1));
+        t_.method = fmt::format("cold: a {} MiB read evicts the caches before each launch; one launch per event pair; "
+                                "reference and optimized interleaved",
+                                flush_->bytes() >> 20);
+        break;
+      case timing_mode::hot:
+        t_.method = "hot: no cache flush; one launch per event pair, queued behind a 20 us spin kernel; reference and "
+                    "optimized interleaved";
+        break;
+      default: capture_batches(); break;
+    }
+    t_.method += sets_ > 1 ? fmt::format("; consecutive launches rotate among {} input sets of {:.4g} MiB", sets_,
+                                         t_.input_set_bytes / 1048576.0)
+                           : std::string("; every launch reads the same input set");
+  }
+
+  // Batch mode: per_sample_ launches of each side captured in a graph; when a side cannot be captured,
+  // both are launched on the stream instead, and a note says why.
+  void capture_batches() {
+    try {
+      if (with_reference_) {
+        reference_graph_.emplace(stream(), [&](int i) { memory_.launch(side::reference, i % sets_); }, per_sample_);
+        t_.reference_graph_operations = static_cast<long long>(reference_graph_->nodes());
+      }
+      optimized_graph_.emplace(stream(), [&](int i) { memory_.launch(side::optimized, i % sets_); }, per_sample_);
+      t_.optimized_graph_operations = static_cast<long long>(optimized_graph_->nodes());
+      t_.method = fmt::format("batch: a graph of {} launches per event pair, time per launch; hot caches; reference "
+                              "and optimized interleaved",
+                              per_sample_);
+    } catch (const error& e) {
+      reference_graph_.reset();
+      optimized_graph_.reset();
+      t_.reference_graph_operations = t_.optimized_graph_operations = -1;
+      t_.method = fmt::format("batch: {} launches on the stream per event pair, time per launch; hot caches; reference "
+                              "and optimized interleaved",
+                              per_sample_);
+      t_.findings.push_back({finding_kind::note, fmt::format("the launches could not be captured in a graph ({}); "
+                                                             "batched on the stream",
+                                                             e.what())});
+    }
+  }
+
+  // The launches of one side in one sample, between that side's events, queued behind the flush or a
+  // spin so that the launch overhead is not timed.
+  void timed(side target, event_pair& events, int set) {
+    if (flush_) {
+      flush_->enqueue(stream());
+    } else {
+      spin_.enqueue(stream(), 20e-6);
+    }
+    events.start.record(stream());
+    const std::optional<launch_graph>& graph = target == side::optimized ? optimized_graph_ : reference_graph_;
+    if (graph) {
+      graph->launch(stream());
+    } else {
+      for (int i = 0; i < per_sample_; ++i) memory_.launch(target, per_sample_ > 1 ? i % sets_ : set);
+    }
+    events.stop.record(stream());
+  }
+
+  // Reference and optimized back to back on input set `set`, so that clock and thermal drift hit both.
+  void sample(int set, bool optimized_first) {
+    memory_.restore_in_place(side::reference, set);
+    memory_.restore_in_place(side::optimized, set);
+    if (optimized_first) timed(side::optimized, optimized_events_, set);
+    if (with_reference_) timed(side::reference, reference_events_, set);
+    if (!optimized_first) timed(side::optimized, optimized_events_, set);
+    optimized_events_.stop.synchronize();
+    if (with_reference_) reference_events_.stop.synchronize();
+    waits_.push_back(device_idle_wait());
+    if (with_reference_) reference_s_.push_back(reference_events_.seconds() / per_sample_);
+    optimized_s_.push_back(optimized_events_.seconds() / per_sample_);
+  }
+
+  void sample_until_stopped() {
+    stop_rule rule(options_);
+    const auto start = clock::now();
+    do {
+      sample(samples_++ % sets_, false);
+    } while (!rule.should_stop(optimized_s_, reference_s_, seconds_since(start)));
+    t_.precise = rule.precise();
+    t_.optimized_precision = rule.optimized_precision();
+    t_.reference_precision = rule.reference_precision();
+  }
+
+  // A kernel that skips work once it has warmed up, or only while it is timed, leaves poison or another
+  // input set's values behind; the optimized kernel goes first, so the reference's outputs it could copy
+  // are poison too.
+  void audit_last_sample() {
+    for (output_memory& out : memory_.outputs()) {
+      out.reference.poison_contents(out.slot->type, out.slot->size, stream());
+      out.optimized.poison_contents(out.slot->type, out.slot->size, stream());
+    }
+    const bool batched = per_sample_ > 1;
+    const int last_set = batched ? (per_sample_ - 1) % sets_ : samples_ % sets_;
+    sample(samples_ % sets_, true);
+    check_timed_launches(last_set, batched);
+  }
+
+  // What the timed launches did: guard regions, every input set, and the outputs of the last sample
+  // against the reference on the same input set. With `batched`, in-place buffers went through many
+  // launches without a restore, so they are not compared.
+  void check_timed_launches(int set, bool batched) {
+    KBENCH_HIP_CHECK(hipDeviceSynchronize());
+    std::vector<finding>& found = t_.findings;
+    if (with_reference_) memory_.check_guards(side::reference, "while timed, ", found);
+    memory_.check_guards(side::optimized, "while timed, ", found);
+    for (input_memory& in : memory_.inputs()) {
+      for (int k = 0; k <= static_cast<int>(in.rotation.size()); ++k) {
+        if (memory_.input_changed(in, k)) {
+          found.push_back({finding_kind::input_modified,
+                           fmt::format("while timed, a launch modified input '{}' (input set {}); inputs must be "
+                                       "read-only",
+                                       in.slot->name, k)});
+        }
+      }
+    }
+    std::vector<finding> problems;
+    if (with_reference_) {
+      for (output_memory& out : memory_.outputs()) {
+        out.expected.device_changed();
+        if (!info(out.slot->type).is_float || (batched && out.in_place())) continue;
+        const std::size_t unwritten = count_poison_on_device(out.reference.data(), out.slot->type, out.slot->size, stream());
+        report_unwritten(out, unwritten, "reference", "unwritten", problems);
+      }
+    } else {
+      run_host_reference(memory_, problems, set);
+    }
+    for (finding& p : problems) found.push_back({p.kind, "in the last timed sample, " + p.text});
+    if (!problems.empty()) return;
+    for (output_memory& out : memory_.outputs()) {
+      if (batched && out.in_place()) {
+        found.push_back({finding_kind::note,
+                         fmt::format("in-place buffer '{}' was updated by every launch of a batch, without a restore "
+                                     "between them, so the last sample's values were not compared",
+                                     out.slot->name)});
+        continue;
+      }
+      const comparison c = memory_.compare_output(out);
+      if (!c.passed) {
+        found.push_back({finding_kind::timed_launch_wrong,
+                         fmt::format("the last timed launch of the optimized kernel (input set {}) disagrees with the "
+                                     "reference on the same inputs, output '{}': {}",
+                                     set, out.slot->name, c.reasons.empty() ? std::string("failed") : c.reasons.front())});
+      }
+    }
+  }
+
+  void summarize_samples() {
+    t_.optimized = summarize(optimized_s_);
+    t_.idle_wait = summarize(waits_).median;
+    if (with_reference_) {
+      t_.reference = summarize(reference_s_);
+      t_.speedup = t_.reference->median / t_.optimized.median;
+      t_.speedup_interval = ratio_of_medians_interval(reference_s_, optimized_s_);
+    }
+  }
+
+  // One cold launch: the samples themselves in cold mode and hot mode's, otherwise 30 more.
+  void measure_latency() {
+    double single = t_.optimized.median;
+    if (per_sample_ > 1) {
+      const cache_flush cold(flush(), std::max(gpu_.multiprocessors, 1));
+      std::vector<double> singles;
+      for (int i = 0; i < 30; ++i) {
+        memory_.restore_in_place(side::optimized, i % sets_);
+        cold.enqueue(stream());
+        optimized_events_.start.record(stream());
+        memory_.launch(side::optimized, i % sets_);
+        optimized_events_.stop.record(stream());
+        optimized_events_.stop.synchronize();
+        singles.push_back(optimized_events_.seconds());
+      }
+      single = summarize(singles).median;
+    }
+    t_.single_launch = single;
+    t_.latency = std::max(single - ceilings_.floor.events_only, 0.0);
+  }
+
+  // Work the timed stream did not see (another stream, or started after the launch returned) keeps the
+  // device busy on the host's clock.
+  void measure_unseen_work() {
+    t_.launch_wall = launch_wall_time([&] { memory_.restore_in_place(side::optimized); },
+                                      [&] { memory_.launch(side::optimized); });
+  }
+
+  [[nodiscard]] static double seconds_since(clock::time_point start) {
+    return std::chrono::duration<double>(clock::now() - start).count();
+  }
+
+  case_memory& memory_;
+  const run_options& options_;
+  const gpu_info& gpu_;
+  const device_ceilings& ceilings_;
+  const spinner spin_;
+  const bool with_reference_;
+  timing_result t_;
+  int sets_ = 1;
+  int per_sample_ = 1;
+  int samples_ = 0;
+  event_pair reference_events_, optimized_events_;
+  std::optional<cache_flush> flush_;
+  std::optional<launch_graph> reference_graph_, optimized_graph_;
+  std::vector<double> reference_s_, optimized_s_, waits_;
+};
+
+}  // namespace detail
+}  // namespace kbench

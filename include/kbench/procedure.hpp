@@ -1,0 +1,54 @@
+// kbench/procedure.hpp: what the host-only parts of a kbench program (its main, the Catch2 and the
+// Google Benchmark adapters) ask of the procedure, as functions over plain data. HIP-free, so those parts
+// compile as plain C++ with the host compiler; the device translation unit of the program defines them
+// (detail/procedure_impl.hpp, once per program).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "declaration.hpp"
+#include "options.hpp"
+#include "registry.hpp"
+#include "results.hpp"
+#include "shape.hpp"
+
+namespace kbench {
+namespace detail {
+
+class case_instance;  // runner.hpp
+
+// A case's declaration at a shape, instantiated on the host (no device memory, no GPU needed) and
+// validated: a broken declaration throws usage_error.
+[[nodiscard]] std::vector<declared_buffer> declare_on_host(const case_registration& registration, const kbench::shape& s);
+
+// The compiler of the program's GPU code, in words ("nvcc 13.0.48, host gcc 12.2.0").
+[[nodiscard]] std::string gpu_compiler();
+
+// The device of the program, probed on first use (a missing GPU is an answer, not an error).
+[[nodiscard]] const gpu_info& open_gpu(int device);
+
+// The copy bandwidth and the timer floor of the current device, measured once per program.
+[[nodiscard]] const device_ceilings& device_ceilings_once();
+
+// A case at a shape with its device memory, for the length of one test.
+class case_run {
+ public:
+  case_run(const case_registration& registration, const kbench::shape& s);
+  ~case_run();
+  case_run(const case_run&) = delete;
+  case_run& operator=(const case_run&) = delete;
+
+  // One correctness run; `probe_teeth` also proves that the tolerance can fail.
+  [[nodiscard]] seed_result check(std::uint64_t seed, bool probe_teeth);
+  // Check, time, check again (runner.hpp's run_perf_procedure).
+  [[nodiscard]] perf_outcome perf(const run_options& options, const gpu_info& g, const std::vector<std::uint64_t>& seeds);
+
+ private:
+  std::unique_ptr<case_instance> instance_;
+};
+
+}  // namespace detail
+}  // namespace kbench
