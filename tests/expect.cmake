@@ -1,5 +1,5 @@
 # Runs PROGRAM with ARGS (and ENV, a list of NAME=VALUE) and checks its exit status and output.
-#   cmake -DPROGRAM=p -DARGS="a;b" -DENV="X=1" -DSTATUS=2 -DOUTPUT=regex -P expect.cmake
+#   cmake -DPROGRAM=p -DARGS="a;b" -DENV="X=1" -DSTATUS=2 -DOUTPUT=regex [-DFORBID=regex] -P expect.cmake
 set(_command "${PROGRAM}" ${ARGS})
 if(ENV)
   set(_command "${CMAKE_COMMAND}" -E env ${ENV} ${_command})
@@ -12,6 +12,9 @@ if(NOT _status STREQUAL "${STATUS}")
 endif()
 if(NOT _all MATCHES "${OUTPUT}")
   message(FATAL_ERROR "expected output matching '${OUTPUT}'")
+endif()
+if(FORBID AND _all MATCHES "${FORBID}")
+  message(FATAL_ERROR "the output must not match '${FORBID}'")
 endif()
 string(FIND "${_all}" "FAILED" _failed)
 if(STATUS STREQUAL "0" AND NOT _failed EQUAL -1)

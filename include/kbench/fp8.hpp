@@ -12,11 +12,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__HIPCC__) || defined(__CUDACC__)
-#define KBENCH_HOST_DEVICE __host__ __device__
-#else
-#define KBENCH_HOST_DEVICE
-#endif
+#include "detail/host_device.hpp"
 
 namespace kbench {
 

@@ -241,3 +241,35 @@ TEST_CASE("fp8 e4m3 codes compare by ulps through zero", "[comparison][fp8]") {
   const std::vector<std::uint8_t> nan{0x7F};
   CHECK_FALSE(run(view(nan, dtype::f8e4m3), view(one, dtype::f8e4m3), kbench::make_tolerance(tol::ulp{200})).passed);
 }
+
+TEST_CASE("a dtype the engine does not know fails the comparison; it never passes empty", "[comparison]") {
+  const std::vector<float> a(16, 1.0f);
+  const auto bogus = static_cast<kbench::dtype>(200);
+  CHECK_THROWS_AS(kbench::compare({a.data(), bogus, 16, {}}, {a.data(), bogus, 16, {}}, kbench::make_tolerance(kbench::tol::exact{})),
+                  kbench::usage_error);
+}
+
+TEST_CASE("tallies merge to the same result in any order", "[comparison][tally]") {
+  kbench::element_tally a = kbench::element_tally::none(), b = kbench::element_tally::none();
+  a.mismatches = 2, a.first_nonfinite = 40, a.nonfinite = 1, a.max_abs = 3.0, a.max_abs_index = 10, a.max_rel = 0.5,
+  a.max_rel_index = 11, a.dot = 1.0;
+  b.mismatches = 5, b.first_nonfinite = 7, b.nonfinite = 2, b.max_abs = 3.0, b.max_abs_index = 4, b.max_rel = 0.25,
+  b.max_rel_index = 2, b.dot = 2.0;
+  kbench::element_tally ab = a, ba = b;
+  ab.merge(b);
+  ba.merge(a);
+  for (const kbench::element_tally& t : {ab, ba}) {
+    CHECK(t.mismatches == 7);
+    CHECK(t.nonfinite == 3);
+    CHECK(t.first_nonfinite == 7);
+    CHECK(t.max_abs == 3.0);
+    CHECK(t.max_abs_index == 4);  // a tie goes to the smaller index
+    CHECK(t.max_rel_index == 11);
+    CHECK(t.dot == 3.0);
+    CHECK_FALSE(t.clean());
+  }
+  kbench::element_tally none = kbench::element_tally::none();
+  none.merge(kbench::element_tally::none());
+  CHECK(none.clean());
+  CHECK(none.first_never_written == kbench::no_index);
+}

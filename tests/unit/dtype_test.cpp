@@ -155,3 +155,21 @@ TEST_CASE("fp8 e4m3 encodes: nearest even, saturating, the same from float and f
   }
   CHECK(checked > 1000000);
 }
+
+using kbench::dtype;
+
+TEST_CASE("one dispatch covers every dtype; a value outside the enumeration is an error, never a pass", "[dtype]") {
+  for (const dtype t : {dtype::f64, dtype::f32, dtype::f16, dtype::bf16, dtype::f8e4m3, dtype::i8, dtype::u8, dtype::i16,
+                        dtype::u16, dtype::i32, dtype::u32, dtype::i64, dtype::u64}) {
+    const dtype seen = kbench::visit_dtype(t, [](auto d) { return decltype(d)::value; });
+    CHECK(seen == t);
+    const std::size_t width = kbench::visit_dtype(t, [](auto d) { return sizeof(kbench::storage_t<decltype(d)::value>); });
+    CHECK(width == kbench::info(t).size);
+  }
+  const auto bogus = static_cast<dtype>(200);
+  CHECK_THROWS_AS(kbench::visit_dtype(bogus, [](auto) { return 0; }), kbench::usage_error);
+  unsigned char bytes[8] = {};
+  CHECK_THROWS_AS(kbench::load_as_double(bytes, bogus, 0), kbench::usage_error);
+  CHECK_THROWS_AS(kbench::store_from_double(bytes, bogus, 0, 1.0), kbench::usage_error);
+  CHECK_THROWS_AS(kbench::count_poison(bytes, bogus, 1), kbench::usage_error);
+}

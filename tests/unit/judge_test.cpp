@@ -1,0 +1,247 @@
+// judge.hpp, timing_plan.hpp, stop_rule.hpp: the decisions of a timing run, on plain data.
+#include <kbench/judge.hpp>
+#include <kbench/stop_rule.hpp>
+#include <kbench/timing_plan.hpp>
+
+#include <string>
+#include <vector>
+
+#include "../catch.hpp"
+
+using kbench::finding_kind;
+using kbench::timing_mode;
+
+namespace {
+
+// A clean cold timing: 100 us optimized, 150 us reference, 1 GB moved on a 4 TB/s device with a 50 MB L2.
+kbench::timing_result clean_timing() {
+  kbench::timing_result t;
+  t.mode = timing_mode::cold;
+  t.optimized = kbench::summarize({99e-6, 100e-6, 101e-6});
+  t.reference = kbench::summarize({149e-6, 150e-6, 151e-6});
+  t.speedup = 1.5;
+  t.speedup_interval = {1.45, 1.55};
+  t.precise = true;
+  t.precision_target = 0.005;
+  t.single_launch = 100e-6;
+  t.launch_wall = 130e-6;
+  t.idle_wait = 2e-6;
+  t.work.bytes = 0.3e9;
+  t.input_sets = t.input_sets_wanted = 2;
+  return t;
+}
+
+kbench::judging_context h200() {
+  kbench::judging_context c;
+  c.l2_bytes = 50e6;
+  c.copy.bytes_per_second = 4.2e12;
+  c.copy.read_bytes_per_second = 4.4e12;
+  c.floor.empty_launch_wall = 8e-6;
+  c.floor.events_only = 1.3e-6;
+  return c;
+}
+
+std::vector<finding_kind> kinds(const kbench::timing_result& t) {
+  std::vector<finding_kind> k;
+  for (const kbench::finding& f : t.findings) k.push_back(f.kind);
+  return k;
+}
+
+bool has(const kbench::timing_result& t, finding_kind kind, const std::string& text) {
+  for (const kbench::finding& f : t.findings) {
+    if (f.kind == kind && f.text.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("the speedup's verdict needs the whole interval 1% clear of 1", "[judge]") {
+  CHECK(kbench::judge_speedup({1.02, 1.10}) == kbench::speedup_verdict::faster);
+  CHECK(kbench::judge_speedup({1.005, 1.10}) == kbench::speedup_verdict::no_significant_difference);
+  CHECK(kbench::judge_speedup({0.90, 0.985}) == kbench::speedup_verdict::slower);
+  CHECK(kbench::judge_speedup({0.95, 1.05}) == kbench::speedup_verdict::no_significant_difference);
+}
+
+TEST_CASE("a clean timing gets its verdict and no finding", "[judge]") {
+  kbench::timing_result t = clean_timing();
+  kbench::judge_timing(t, h200());
+  CHECK(t.verdict == kbench::speedup_verdict::faster);
+  CHECK(t.findings.empty());
+  CHECK_FALSE(t.flagged());
+}
+
+TEST_CASE("work the timed stream did not see fails the timing", "[judge]") {
+  SECTION("the device stays busy after the timed events") {
+    kbench::timing_result t = clean_timing();
+    t.idle_wait = 500e-6;
+    kbench::judge_timing(t, h200());
+    CHECK(has(t, finding_kind::unseen_work, "the device stayed busy 500.00 us after the timed launches ended"));
+  }
+  SECTION("one launch keeps the device busy far longer on the host's clock") {
+    kbench::timing_result t = clean_timing();
+    t.launch_wall = 2e-3;
+    kbench::judge_timing(t, h200());
+    CHECK(has(t, finding_kind::unseen_work, "on the host's clock but 100.00 us on the timed stream"));
+  }
+  SECTION("a graph that captured nothing, or fewer operations than launches") {
+    kbench::timing_result t = clean_timing();
+    t.mode = timing_mode::batch;
+    t.launches_per_sample = 64;
+    t.optimized_graph_operations = 0;
+    t.reference_graph_operations = 32;
+    kbench::judge_timing(t, h200());
+    CHECK(has(t, finding_kind::unseen_work, "the optimized launch put no work on the stream kbench gave it"));
+    CHECK(has(t, finding_kind::unseen_work, "64 launches captured 32 operations"));
+  }
+  SECTION("a graph with an operation per launch, or more, is fine") {
+    kbench::timing_result t = clean_timing();
+    t.launches_per_sample = 64;
+    t.optimized_graph_operations = 64;
+    t.reference_graph_operations = 192;
+    kbench::judge_timing(t, h200());
+    CHECK(t.findings.empty());
+  }
+}
+
+TEST_CASE("implausible speedups and bandwidths fail; cache-resident ones are noted", "[judge]") {
+  SECTION("a speedup above the case's plausible maximum") {
+    kbench::timing_result t = clean_timing();
+    t.speedup = 25.0;
+    kbench::judge_timing(t, h200());
+    CHECK(has(t, finding_kind::implausible, "implausible speedup 25.0x (above 10x)"));
+    kbench::timing_result allowed = clean_timing();
+    allowed.speedup = 25.0;
+    allowed.expectations.max_plausible_speedup = 30.0;
+    kbench::judge_timing(allowed, h200());
+    CHECK_FALSE(allowed.flagged());
+  }
+  SECTION("above the device's bandwidth with cold caches and a working set beyond the L2") {
+    kbench::timing_result t = clean_timing();
+    t.work.bytes = 1e9;  // 10 TB/s
+    kbench::judge_timing(t, h200());
+    CHECK(has(t, finding_kind::implausible, "bytes_moved() overstates the work"));
+  }
+  SECTION("the same rate from a working set that fits in the L2, or while hot, is a note") {
+    kbench::timing_result small = clean_timing();
+    small.work.bytes = 1e9;
+    kbench::judging_context big_cache = h200();
+    big_cache.l2_bytes = 1e9;
+    kbench::judge_timing(small, big_cache);
+    CHECK_FALSE(small.flagged());
+    CHECK(has(small, finding_kind::note, "served from cache"));
+    kbench::timing_result hot = clean_timing();
+    hot.mode = timing_mode::hot;
+    hot.work.bytes = 1e9;
+    kbench::judge_timing(hot, h200());
+    CHECK_FALSE(hot.flagged());
+  }
+}
+
+TEST_CASE("a requirement fails only when the whole interval falls short", "[judge]") {
+  kbench::timing_result t = clean_timing();
+  t.expectations.required_speedup = 1.5;  // the interval reaches 1.55: not short
+  kbench::judge_timing(t, h200());
+  CHECK_FALSE(t.flagged());
+  kbench::timing_result short_of = clean_timing();
+  short_of.expectations.required_speedup = 1.6;
+  short_of.expectations.required_bandwidth = 0.9;  // 3 TB/s is 71% of copy
+  kbench::judge_timing(short_of, h200());
+  CHECK(kinds(short_of) == std::vector<finding_kind>{finding_kind::requirement_missed, finding_kind::requirement_missed});
+  CHECK(has(short_of, finding_kind::requirement_missed, "short of the required 1.600x"));
+  CHECK(has(short_of, finding_kind::requirement_missed, "bandwidth 71.4% of copy is short of the required 90.0%"));
+}
+
+TEST_CASE("notes say how the samples were taken, and never fail", "[judge]") {
+  kbench::timing_result t = clean_timing();
+  t.precise = false;
+  t.optimized_precision = 0.02;
+  t.input_sets = 3;
+  t.input_sets_wanted = 64;
+  t.input_set_bytes = 4.0 * 1048576;
+  kbench::judge_timing(t, h200());
+  CHECK_FALSE(t.flagged());
+  CHECK(has(t, finding_kind::note, "inputs rotate among 3 set(s), not 64"));
+  CHECK(has(t, finding_kind::note, "stopped before the medians were known to +-0.5%"));
+  CHECK(kbench::texts(t.findings).empty());
+  CHECK(kbench::texts(t.findings, false).size() == 2);
+}
+
+TEST_CASE("a perf outcome fails on its first reason", "[judge]") {
+  kbench::perf_outcome o;
+  o.before.outputs.push_back({"y", kbench::dtype::f32, {4}, {}});
+  CHECK(o.failure() == "refusing to time a kernel that is not correct (report above)");
+  o.before.outputs[0].result.passed = true;
+  CHECK(o.failure() == "not timed");
+  o.timing = clean_timing();
+  o.timing->findings.push_back({finding_kind::note, "a note"});
+  o.timing->findings.push_back({finding_kind::unseen_work, "the first flag"});
+  CHECK(o.failure() == "the first flag");
+  o.timing->findings.pop_back();
+  CHECK(o.failure() == "the optimized kernel was correct before timing and wrong after it (report above)");
+  o.after = o.before;
+  CHECK(o.passed());
+}
+
+TEST_CASE("the timing plan: flush size, input sets, mode and batch size", "[timing_plan]") {
+  kbench::run_options o;
+  CHECK(kbench::flush_bytes(o, 50e6) == 256u << 20);
+  CHECK(kbench::flush_bytes(o, 256e6) == static_cast<std::size_t>(1024e6));
+  o.flush_mib = 64;
+  CHECK(kbench::flush_bytes(o, 256e6) == 64u << 20);
+
+  kbench::run_options sets;
+  CHECK(kbench::plan_input_sets(sets, 0, 256u << 20, 1u << 30).sets == 1);  // nothing drawn
+  CHECK(kbench::plan_input_sets(sets, 4u << 20, 256u << 20, 1ull << 36).sets == 2);
+  sets.input_sets = kbench::input_sets_beyond_cache;
+  const kbench::input_set_plan beyond = kbench::plan_input_sets(sets, 4u << 20, 256u << 20, 1ull << 36);
+  CHECK(beyond.sets == 64);
+  CHECK(beyond.wanted == 64);
+  const kbench::input_set_plan capped = kbench::plan_input_sets(sets, 4u << 20, 256u << 20, 40u << 20);
+  CHECK(capped.wanted == 64);
+  CHECK(capped.sets == 3);  // set 0, and 2 more within a quarter of 40 MiB
+  sets.input_sets = 7;
+  CHECK(kbench::plan_input_sets(sets, 1024, 256u << 20, 1ull << 36).sets == 7);
+
+  kbench::run_options automatic;
+  CHECK(kbench::plan_mode(automatic, 50e-6).mode == timing_mode::cold);
+  const kbench::mode_plan tiny = kbench::plan_mode(automatic, 2e-6);
+  CHECK(tiny.mode == timing_mode::batch);
+  CHECK(tiny.launches_per_sample >= 100);  // about 200 us per sample (ceil of 200e-6 / 2e-6 in binary: 100 or 101)
+  CHECK(tiny.launches_per_sample <= 101);
+  const int fastest = kbench::plan_mode(automatic, 1e-9).launches_per_sample;  // pilots count as 100 ns at least
+  CHECK(fastest >= 2000);
+  CHECK(fastest <= 2001);
+  CHECK(kbench::plan_mode(automatic, 9e-6).launches_per_sample == 23);
+  kbench::run_options batch;
+  batch.timing = timing_mode::batch;
+  CHECK(kbench::plan_mode(batch, 1e-3).launches_per_sample == 16);
+  kbench::run_options hot;
+  hot.timing = timing_mode::hot;
+  CHECK(kbench::plan_mode(hot, 2e-6).mode == timing_mode::hot);
+  CHECK(kbench::plan_mode(hot, 2e-6).launches_per_sample == 1);
+}
+
+TEST_CASE("the stop rule: never before the iterations, then on precision, time or count", "[stop_rule]") {
+  kbench::run_options o;
+  o.iterations = 20;
+  o.max_iterations = 60;
+  o.precision = 0.005;
+  o.max_time = 10.0;
+  std::vector<double> steady(19, 1e-4), noisy;
+  kbench::stop_rule rule(o);
+  CHECK_FALSE(rule.should_stop(steady, steady, 0.0));  // 19 < 20
+  steady.push_back(1e-4);
+  CHECK(rule.should_stop(steady, steady, 0.0));  // 20 identical samples: known exactly
+  CHECK(rule.precise());
+  steady.push_back(1e-4);
+  CHECK_FALSE(kbench::stop_rule(o).should_stop(steady, steady, 0.0));  // 21: only every 10th sample is checked
+  for (int i = 0; i < 30; ++i) noisy.push_back(i % 2 ? 1e-4 : 2e-4);
+  kbench::stop_rule wide(o);
+  CHECK_FALSE(wide.should_stop(noisy, {}, 0.0));
+  CHECK_FALSE(wide.precise());
+  CHECK(wide.optimized_precision() > 0.1);
+  CHECK(wide.should_stop(noisy, {}, 11.0));  // out of time
+  for (int i = 0; i < 30; ++i) noisy.push_back(i % 2 ? 1e-4 : 2e-4);
+  CHECK(kbench::stop_rule(o).should_stop(noisy, {}, 0.0));  // 60 samples: the limit
+}
