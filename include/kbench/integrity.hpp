@@ -129,26 +129,52 @@ __global__ void fingerprint_kernel(const std::uint32_t* words, std::size_t count
   atomicAdd(sum, mine);
 }
 
+// Adds the fingerprint of `bytes` (a multiple of 4) of device memory to the device counter `sum`,
+// without waiting: fingerprints add, so two sums over the same draws agree unless a word changed.
+inline void add_fingerprint(const void* data, std::size_t bytes, unsigned long long* sum, hipStream_t stream) {
+  const std::size_t words = bytes / 4;
+  const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>((words + 255) / 256, 1, 4096));
+  hipLaunchKernelGGL(fingerprint_kernel<>, dim3(blocks), dim3(256), 0, stream, static_cast<const std::uint32_t*>(data),
+                     words, sum);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
 // The fingerprint of `bytes` (a multiple of 4) of device memory; synchronises `stream`.
 [[nodiscard]] inline std::uint64_t fingerprint(const void* data, std::size_t bytes, hipStream_t stream) {
   const device_buffer<unsigned long long> sum(1);
   KBENCH_HIP_CHECK(hipMemsetAsync(sum.data(), 0, sizeof(unsigned long long), stream));
-  const std::size_t words = bytes / 4;
-  const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>((words + 255) / 256, 1, 4096));
-  hipLaunchKernelGGL(fingerprint_kernel<>, dim3(blocks), dim3(256), 0, stream, static_cast<const std::uint32_t*>(data),
-                     words, sum.data());
-  KBENCH_HIP_CHECK_LAUNCH();
+  add_fingerprint(data, bytes, sum.data(), stream);
   unsigned long long result = 0;
   KBENCH_HIP_CHECK(hipMemcpyAsync(&result, sum.data(), sizeof result, hipMemcpyDeviceToHost, stream));
   KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
   return result;
 }
 
+// How many 4-byte words differ between `a` and `b` (`bytes`, a multiple of 4, of device memory), and the
+// byte offset of the first (0 when none); synchronises `stream`.
+[[nodiscard]] inline std::size_t count_differing_words(const void* a, const void* b, std::size_t bytes,
+                                                       hipStream_t stream, std::size_t& first_byte) {
+  const device_buffer<unsigned long long> counters(2);
+  const unsigned long long init[2] = {0ull, ~0ull};
+  KBENCH_HIP_CHECK(hipMemcpyAsync(counters.data(), init, sizeof init, hipMemcpyHostToDevice, stream));
+  const std::size_t words = bytes / 4;
+  const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>((words + 255) / 256, 1, 4096));
+  hipLaunchKernelGGL(count_changed_words<std::uint32_t>, dim3(blocks), dim3(256), 0, stream,
+                     static_cast<const std::uint32_t*>(a), static_cast<const std::uint32_t*>(b), words, counters.data(),
+                     counters.data() + 1);
+  KBENCH_HIP_CHECK_LAUNCH();
+  unsigned long long result[2];
+  KBENCH_HIP_CHECK(hipMemcpyAsync(result, counters.data(), sizeof result, hipMemcpyDeviceToHost, stream));
+  KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
+  first_byte = result[0] ? static_cast<std::size_t>(result[1]) * 4 : 0;
+  return static_cast<std::size_t>(result[0]);
+}
+
 // An input buffer and its pristine copy, to prove that no launch changed it.
 class checked_input {
  public:
   explicit checked_input(std::size_t bytes)
-      : memory_(round_up(bytes)), pristine_(round_up(bytes)), counters_(2 * sizeof(unsigned long long)), bytes_(bytes) {}
+      : memory_(round_up(bytes)), pristine_(round_up(bytes)), bytes_(bytes) {}
 
   [[nodiscard]] void* data() const { return memory_.data(); }
 
@@ -163,27 +189,13 @@ class checked_input {
 
   // Bytes (counted by 4-byte words) that differ from the snapshot; 0 when untouched.
   [[nodiscard]] std::size_t changed_words(hipStream_t stream, std::size_t& first_byte) const {
-    const unsigned long long init[2] = {0ull, ~0ull};
-    auto* counters = static_cast<unsigned long long*>(counters_.data());
-    KBENCH_HIP_CHECK(hipMemcpyAsync(counters, init, sizeof init, hipMemcpyHostToDevice, stream));
-    const std::size_t words = memory_.bytes() / 4;
-    const auto blocks = static_cast<unsigned int>(std::min<std::size_t>((words + 255) / 256, 4096));
-    hipLaunchKernelGGL(count_changed_words<std::uint32_t>, dim3(blocks), dim3(256), 0, stream,
-                       static_cast<const std::uint32_t*>(memory_.data()), static_cast<const std::uint32_t*>(pristine_.data()),
-                       words, counters, counters + 1);
-    KBENCH_HIP_CHECK_LAUNCH();
-    unsigned long long result[2];
-    KBENCH_HIP_CHECK(hipMemcpyAsync(result, counters, sizeof result, hipMemcpyDeviceToHost, stream));
-    KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
-    first_byte = result[0] ? static_cast<std::size_t>(result[1]) * 4 : 0;
-    return static_cast<std::size_t>(result[0]);
+    return count_differing_words(memory_.data(), pristine_.data(), memory_.bytes(), stream, first_byte);
   }
 
  private:
   static std::size_t round_up(std::size_t bytes) { return (bytes + 3) / 4 * 4; }
   device_allocation memory_;
   device_allocation pristine_;
-  device_allocation counters_;
   std::size_t bytes_;
 };
 

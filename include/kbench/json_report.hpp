@@ -25,14 +25,14 @@
 //                    reference: stats | null, precision_target, optimized_precision, reference_precision, precise,
 //                    speedup, speedup_interval {low, high},
 //                    verdict ("faster" | "slower" | "no significant difference" | "" without a device reference),
-//                    idle_wait, single_launch, latency, launch_wall,
+//                    idle_wait, single_launch, fresh_launch, seen_launch, latency, launch_wall,
 //                    graph_operations {reference, optimized} (-1: not a graph),
 //                    work {bytes, flops, tokens},
 //                    expectations {required_speedup, required_bandwidth, max_plausible_speedup},
 //                    throughput {bytes_per_second, flops_per_second, tokens_per_second, fraction_of_copy_bandwidth},
 //                    flags [text], notes [text], findings [{kind, text}]} | null } ]
 //   finding kinds: stray_write, input_modified, reference_incomplete, broken_test, timed_launch_wrong,
-//                  unseen_work, implausible, requirement_missed (each fails), note (does not).
+//                  unseen_work, memoization, implausible, requirement_missed (each fails), note (does not).
 //   stats: {count, median, mean, min, max, stddev, p10, p90} in seconds.
 #pragma once
 
@@ -141,6 +141,8 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
           {"verdict", std::string(to_string(t.verdict))},
           {"idle_wait", number(t.idle_wait)},
           {"single_launch", number(t.single_launch)},
+          {"fresh_launch", number(t.fresh_launch)},
+          {"seen_launch", number(t.seen_launch)},
           {"latency", number(t.latency)},
           {"launch_wall", number(t.launch_wall)},
           {"graph_operations", {{"reference", t.reference_graph_operations}, {"optimized", t.optimized_graph_operations}}},

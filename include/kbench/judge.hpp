@@ -67,6 +67,19 @@ inline void judge_unseen_work(timing_result& t, const judging_context& c) {
   }
 }
 
+// A kernel that keeps results of earlier launches (keyed on its inputs, say) is faster on inputs it has
+// seen. Every timed launch reads fresh inputs, so its timing is honest; it fails all the same, since on
+// real inputs it does the work it skipped here. Cold launches both: the caches play no part.
+inline void judge_memoization(timing_result& t) {
+  if (t.fresh_launch <= 0 || t.seen_launch <= 0) return;
+  if (t.seen_launch < 0.8 * t.fresh_launch && t.fresh_launch - t.seen_launch > 1e-6) {
+    add(t, finding_kind::memoization,
+        fmt::format("the optimized kernel takes {} on inputs an earlier launch has seen and {} on fresh ones (cold, "
+                    "median of 15 each): it reuses results of earlier launches; kbench timed fresh inputs only",
+                    format_duration(t.seen_launch), format_duration(t.fresh_launch)));
+  }
+}
+
 // A speedup above the case's plausible maximum, a bandwidth above the device's with cold caches, and
 // the case's own requirements when the whole interval falls short.
 inline void judge_plausibility(timing_result& t, const judging_context& c) {
@@ -134,6 +147,7 @@ inline void judge_method(timing_result& t) {
 inline void judge_timing(timing_result& t, const judging_context& c) {
   if (t.reference) t.verdict = judge_speedup(t.speedup_interval);
   detail::judge_unseen_work(t, c);
+  detail::judge_memoization(t);
   detail::judge_plausibility(t, c);
   detail::judge_method(t);
 }

@@ -193,6 +193,10 @@ class kernel_case {
     expectations_.max_plausible_speedup = factor;
   }
 
+  // The optimized kernel gives the same bits on every run with the same inputs: a run that differs fails
+  // (without it, a difference is a note: atomics may reorder a float reduction).
+  void deterministic(bool yes = true) { deterministic_ = yes; }
+
   void bytes_moved(double bytes) { work_.bytes = checked_work(bytes, "bytes_moved"); }
   void flops(double count) { work_.flops = checked_work(count, "flops"); }
   void tokens(double count) { work_.tokens = checked_work(count, "tokens"); }
@@ -210,6 +214,7 @@ class kernel_case {
   [[nodiscard]] const launch_function& optimized_launch() const { return optimized_; }
   [[nodiscard]] const work_model& work() const { return work_; }
   [[nodiscard]] const perf_expectations& expectations() const { return expectations_; }
+  [[nodiscard]] bool is_deterministic() const { return deterministic_; }
   [[nodiscard]] kbench::tolerance tolerance_of(const detail::buffer_slot& out) const {
     if (out.tol) return *out.tol;
     if (case_tolerance_) return *case_tolerance_;
@@ -298,6 +303,7 @@ class kernel_case {
   std::optional<kbench::tolerance> case_tolerance_;
   work_model work_;
   perf_expectations expectations_;
+  bool deterministic_ = false;
 };
 
 }  // namespace kbench

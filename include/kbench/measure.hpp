@@ -89,9 +89,12 @@ class spinner {
     const double seconds = stop.seconds_since(start);
     cycles_per_second_ = seconds > 0 ? static_cast<double>(probe_cycles) / seconds : 1e9;
   }
-  void enqueue(hipStream_t s, double seconds) const {
+  void enqueue(hipStream_t s, double seconds) const { enqueue_wide(s, seconds, 1, 1); }
+  // The same spin in `blocks` blocks of `threads` threads: load that competes with another kernel for
+  // the device's issue slots (the correctness run's shake, correctness_run.hpp).
+  void enqueue_wide(hipStream_t s, double seconds, unsigned int blocks, unsigned int threads) const {
     const auto cycles = static_cast<long long>(seconds * cycles_per_second_);
-    hipLaunchKernelGGL(detail::spin_kernel<>, dim3(1), dim3(1), 0, s, cycles);
+    hipLaunchKernelGGL(detail::spin_kernel<>, dim3(blocks), dim3(threads), 0, s, cycles);
     KBENCH_HIP_CHECK_LAUNCH();
   }
 

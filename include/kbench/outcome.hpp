@@ -35,8 +35,10 @@ enum class finding_kind {
   input_modified,      // a launch changed an input
   reference_incomplete,// the reference left elements unwritten
   broken_test,         // the tolerance cannot fail
+  nondeterministic,    // the optimized kernel gave other bits on the same inputs (fails if the case says deterministic)
   timed_launch_wrong,  // the last timed sample disagrees with the reference
   unseen_work,         // work the timed stream did not see: another stream, after the launch returned, skipped calls
+  memoization,         // faster on inputs an earlier launch has seen: results reused
   implausible,         // a speedup or a bandwidth the case or the device does not allow
   requirement_missed,  // short of require_speedup / require_bandwidth
   note,                // worth knowing, not failing
@@ -110,8 +112,10 @@ struct finding {
     case finding_kind::input_modified: return "input_modified";
     case finding_kind::reference_incomplete: return "reference_incomplete";
     case finding_kind::broken_test: return "broken_test";
+    case finding_kind::nondeterministic: return "nondeterministic";
     case finding_kind::timed_launch_wrong: return "timed_launch_wrong";
     case finding_kind::unseen_work: return "unseen_work";
+    case finding_kind::memoization: return "memoization";
     case finding_kind::implausible: return "implausible";
     case finding_kind::requirement_missed: return "requirement_missed";
     case finding_kind::note: return "note";

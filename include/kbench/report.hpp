@@ -138,7 +138,7 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
 [[nodiscard]] inline std::string format_seed_result(const std::string& case_name, const kbench::shape& s,
                                                     const seed_result& r) {
   std::string out = fmt::format("{} {} [{}] seed={:#x}\n", r.passed() ? "PASS" : "FAIL", case_name, s.to_string(), r.seed);
-  for (const finding& p : r.problems) out += fmt::format("  ! {}\n", p.text);
+  for (const finding& p : r.problems) out += fmt::format("  {} {}\n", p.fails() ? "!" : "note:", p.text);
   for (const output_result& o : r.outputs) out += format_comparison(o.name, o.result, o.type, o.extents);
   return out;
 }

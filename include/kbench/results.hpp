@@ -53,10 +53,10 @@ struct output_result {
 // One correctness run: one seed, every output.
 struct seed_result {
   std::uint64_t seed = 0;
-  std::vector<finding> problems;  // the test, the reference or the harness contract broken: each fails
+  std::vector<finding> problems;  // the test, the reference or the harness contract broken; and notes
   std::vector<output_result> outputs;
   [[nodiscard]] bool passed() const {
-    if (!problems.empty() || outputs.empty()) return false;
+    if (any_failing(problems) || outputs.empty()) return false;
     return std::all_of(outputs.begin(), outputs.end(), [](const output_result& o) { return o.result.passed; });
   }
 };
@@ -80,6 +80,8 @@ struct timing_result {
   speedup_verdict verdict = speedup_verdict::none;
   double idle_wait = 0.0;                 // median wait for the device after each sample's last event
   double single_launch = 0.0;             // one cold launch of the optimized kernel on the timed stream
+  double fresh_launch = 0.0;              // median cold launch on inputs drawn just before it
+  double seen_launch = 0.0;               // median cold launch on the inputs of the launch just before it
   double latency = 0.0;                   // single_launch less the event-pair floor
   double launch_wall = 0.0;               // host time of one launch on an idle device until it is idle again
   // Batch mode through a graph: operations captured for launches_per_sample launches (-1: no graph).

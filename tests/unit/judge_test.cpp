@@ -152,6 +152,24 @@ TEST_CASE("a requirement fails only when the whole interval falls short", "[judg
   CHECK(has(short_of, finding_kind::requirement_missed, "bandwidth 71.4% of copy is short of the required 90.0%"));
 }
 
+TEST_CASE("a kernel faster on inputs it has seen reuses results, and fails", "[judge]") {
+  kbench::timing_result memo = clean_timing();
+  memo.fresh_launch = 300e-6;
+  memo.seen_launch = 90e-6;
+  kbench::judge_timing(memo, h200());
+  CHECK(has(memo, finding_kind::memoization, "takes 90.00 us on inputs an earlier launch has seen and 300.00 us on fresh"));
+  kbench::timing_result honest = clean_timing();
+  honest.fresh_launch = 100e-6;
+  honest.seen_launch = 99e-6;  // noise
+  kbench::judge_timing(honest, h200());
+  CHECK_FALSE(honest.flagged());
+  kbench::timing_result tiny = clean_timing();
+  tiny.fresh_launch = 2.0e-6;
+  tiny.seen_launch = 1.5e-6;  // less than a microsecond apart: launch noise, not reuse
+  kbench::judge_timing(tiny, h200());
+  CHECK_FALSE(tiny.flagged());
+}
+
 TEST_CASE("notes say how the samples were taken, and never fail", "[judge]") {
   kbench::timing_result t = clean_timing();
   t.precise = false;
@@ -190,18 +208,26 @@ TEST_CASE("the timing plan: flush size, input sets, mode and batch size", "[timi
   o.flush_mib = 64;
   CHECK(kbench::flush_bytes(o, 256e6) == 64u << 20);
 
+  const kbench::mode_plan cold{timing_mode::cold, 1}, batch64{timing_mode::batch, 64};
   kbench::run_options sets;
-  CHECK(kbench::plan_input_sets(sets, 0, 256u << 20, 1u << 30).sets == 1);  // nothing drawn
-  CHECK(kbench::plan_input_sets(sets, 4u << 20, 256u << 20, 1ull << 36).sets == 2);
+  CHECK(kbench::plan_input_sets(sets, 0, 256u << 20, 1u << 30, cold).sets == 1);  // nothing drawn
+  CHECK(kbench::plan_input_sets(sets, 4u << 20, 256u << 20, 1ull << 36, cold).sets == 1);  // fresh before each sample
+  const kbench::input_set_plan per_launch = kbench::plan_input_sets(sets, 4u << 20, 256u << 20, 1ull << 36, batch64);
+  CHECK(per_launch.sets == 64);  // one per launch of a batch
+  CHECK(per_launch.launches_per_sample == 64);
+  const kbench::input_set_plan short_batch = kbench::plan_input_sets(sets, 4u << 20, 256u << 20, 40u << 20, batch64);
+  CHECK(short_batch.sets == 2);  // a quarter of 40 MiB holds two sets of 4 MiB...
+  CHECK(short_batch.launches_per_sample == 2);  // ...so a batch is cut to two launches: none shares its inputs
   sets.input_sets = kbench::input_sets_beyond_cache;
-  const kbench::input_set_plan beyond = kbench::plan_input_sets(sets, 4u << 20, 256u << 20, 1ull << 36);
+  const kbench::input_set_plan beyond = kbench::plan_input_sets(sets, 4u << 20, 256u << 20, 1ull << 36, cold);
   CHECK(beyond.sets == 64);
   CHECK(beyond.wanted == 64);
-  const kbench::input_set_plan capped = kbench::plan_input_sets(sets, 4u << 20, 256u << 20, 40u << 20);
+  const kbench::input_set_plan capped = kbench::plan_input_sets(sets, 4u << 20, 256u << 20, 40u << 20, cold);
   CHECK(capped.wanted == 64);
-  CHECK(capped.sets == 3);  // set 0, and 2 more within a quarter of 40 MiB
+  CHECK(capped.sets == 2);
   sets.input_sets = 7;
-  CHECK(kbench::plan_input_sets(sets, 1024, 256u << 20, 1ull << 36).sets == 7);
+  CHECK(kbench::plan_input_sets(sets, 1024, 256u << 20, 1ull << 36, cold).sets == 7);
+  CHECK(kbench::plan_input_sets(sets, 1024, 256u << 20, 1ull << 36, batch64).sets == 64);
 
   kbench::run_options automatic;
   CHECK(kbench::plan_mode(automatic, 50e-6).mode == timing_mode::cold);

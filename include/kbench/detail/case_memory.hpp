@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "../device_compare.hpp"
 #include "../integrity.hpp"
 #include "../kernel_case.hpp"
+#include "../measure.hpp"
 #include "../outcome.hpp"
 #include "../random.hpp"
 #include "../timing.hpp"
@@ -69,12 +71,32 @@ class expected_values {
   bool valid_ = false;
 };
 
+// `count` copies of one buffer in one allocation, each at a stride of whole 256 bytes (every copy as
+// aligned as an allocation), so that one kernel draws, fingerprints or restores them all.
+class set_block {
+ public:
+  set_block() = default;
+  set_block(std::size_t bytes, int count)
+      : stride_((bytes + 255) / 256 * 256), count_(count), memory_(stride_ * static_cast<std::size_t>(count)) {}
+  [[nodiscard]] void* at(int k) const {
+    return static_cast<unsigned char*>(memory_.data()) + static_cast<std::size_t>(k) * stride_;
+  }
+  [[nodiscard]] void* data() const { return memory_.data(); }
+  [[nodiscard]] std::size_t bytes() const { return memory_.bytes(); }
+  [[nodiscard]] std::size_t stride() const { return stride_; }
+  [[nodiscard]] int count() const { return count_; }
+
+ private:
+  std::size_t stride_ = 0;
+  int count_ = 0;
+  device_allocation memory_;
+};
+
 struct input_memory {
   buffer_slot* slot;
-  checked_input memory;                     // input set 0, with its pristine copy
-  std::size_t stream_id;                    // the random stream of this buffer: its position in the declaration
-  std::vector<device_allocation> rotation;  // input sets 1.. while timing
-  std::vector<std::uint64_t> fingerprints;  // of each of those, as drawn
+  checked_input memory;  // input set 0, with its pristine copy: the one every check runs on
+  std::size_t stream_id; // the random stream of this buffer: its position in the declaration
+  set_block timed;       // input sets 1.. while timing, redrawn before every sample
 };
 
 struct output_memory {
@@ -82,11 +104,29 @@ struct output_memory {
   guarded_output reference;
   guarded_output optimized;
   expected_values expected;
-  device_allocation initial;                // in-place buffers: the drawn values every run starts from
+  device_allocation initial;  // in-place buffers: the drawn values every run starts from
   std::size_t stream_id;
-  std::vector<device_allocation> rotation;  // in-place buffers: their drawn values in input sets 1..
+  set_block timed;            // in-place buffers: their drawn values in input sets 1..
+  // In-place buffers while timing: one working copy per launch of a sample, each starting from its input
+  // set's drawn values (so every launch of a batch starts from drawn values too), at timed's stride.
+  guarded_output working_reference;
+  guarded_output working_optimized;
   guarded_output& memory(side target) { return target == side::optimized ? optimized : reference; }
+  guarded_output& working(side target) { return target == side::optimized ? working_optimized : working_reference; }
   [[nodiscard]] bool in_place() const { return slot->role == buffer_role::inout; }
+};
+
+// Load for the correctness run's shake (case_memory::load_device): its own stream, a spinner calibrated
+// on it, and the device's compute units.
+struct device_load {
+  device_load() : spin(stream.get()) {
+    int device = 0;
+    KBENCH_HIP_CHECK(hipGetDevice(&device));
+    KBENCH_HIP_CHECK(hipDeviceGetAttribute(&multiprocessors, hipDeviceAttributeMultiprocessorCount, device));
+  }
+  kbench::stream stream;
+  spinner spin;
+  int multiprocessors = 0;
 };
 
 // Outputs of a device reference with at least this many elements are compared on the GPU.
@@ -100,10 +140,10 @@ class case_memory {
       buffer_slot* slot = buffers[id].get();
       const std::size_t bytes = slot->size * info(slot->type).size;
       if (slot->role == buffer_role::input) {
-        inputs_.push_back({slot, checked_input(bytes), id, {}, {}});
+        inputs_.push_back({slot, checked_input(bytes), id, {}});
       } else {
         outputs_.push_back({slot, guarded_output(bytes), guarded_output(bytes), {},
-                            device_allocation(slot->role == buffer_role::inout ? bytes : 0), id, {}});
+                            device_allocation(slot->role == buffer_role::inout ? bytes : 0), id, {}, {}, {}});
       }
     }
   }
@@ -136,45 +176,101 @@ class case_memory {
     synchronize();
   }
 
-  // Bytes of one input set: every input and every in-place buffer, in whole words.
+  // Bytes of one input set: every input and every in-place buffer, each at a stride of whole 256 bytes.
   [[nodiscard]] std::size_t input_set_bytes() const {
     std::size_t bytes = 0;
-    for (const input_memory& in : inputs_) bytes += word_bytes(*in.slot);
-    for (const output_memory& out : outputs_) bytes += out.in_place() ? word_bytes(*out.slot) : 0;
+    for (const input_memory& in : inputs_) bytes += stride_bytes(*in.slot);
+    for (const output_memory& out : outputs_) bytes += out.in_place() ? stride_bytes(*out.slot) : 0;
     return bytes;
   }
 
-  // Input sets 1 .. sets - 1, each from a seed that follows set 0's; inputs are fingerprinted as drawn.
-  void draw_input_sets(int sets) {
-    auto draw_one = [&](const buffer_slot& slot, std::size_t stream_id, std::uint64_t seed) {
-      device_allocation memory(word_bytes(slot));
-      KBENCH_HIP_CHECK(hipMemsetAsync(memory.data(), 0, memory.bytes(), stream()));  // the padding too
-      fill_random(memory.data(), slot.type, slot.size, slot.init, seed, stream_id, stream());
-      return memory;
-    };
-    for (int k = 1; k < sets; ++k) {
-      const std::uint64_t seed = seed_ + 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(k);
-      for (input_memory& in : inputs_) in.rotation.push_back(draw_one(*in.slot, in.stream_id, seed));
-      for (output_memory& out : outputs_) {
-        if (out.in_place()) out.rotation.push_back(draw_one(*out.slot, out.stream_id, seed));
+  // The input sets of the timed launches (1 .. count) and the in-place working copies of both sides.
+  void allocate_timed_sets(int count) {
+    for (input_memory& in : inputs_) in.timed = set_block(bytes_of(*in.slot), count);
+    for (output_memory& out : outputs_) {
+      if (!out.in_place()) continue;
+      out.timed = set_block(bytes_of(*out.slot), count);
+      out.working_reference = guarded_output(out.timed.bytes());
+      out.working_optimized = guarded_output(out.timed.bytes());
+      for (const side target : {side::reference, side::optimized}) {
+        out.working(target).prepare(dtype::u8, out.timed.bytes(), stream());  // arms the guards
       }
     }
-    for (input_memory& in : inputs_) {
-      for (const device_allocation& set : in.rotation) in.fingerprints.push_back(fingerprint(set.data(), set.bytes(), stream()));
+    fingerprint_sums_ = device_buffer<unsigned long long>(2 * inputs_.size() + 1);
+    KBENCH_HIP_CHECK(hipMemsetAsync(fingerprint_sums_.data(), 0, fingerprint_sums_.bytes(), stream()));
+    timed_sets_ = count;
+  }
+
+  void release_timed_sets() {
+    for (input_memory& in : inputs_) in.timed = {};
+    for (output_memory& out : outputs_) out.timed = {}, out.working_reference = {}, out.working_optimized = {};
+    timed_sets_ = 0;
+  }
+
+  [[nodiscard]] int timed_sets() const { return timed_sets_; }
+
+  // Every input set of the timed launches drawn afresh (draw k > 0 from its own seed, following set 0's),
+  // outside any timed region: no timed launch reads inputs an earlier launch has seen. Each input's
+  // fingerprint as drawn is added up on the device, to be matched by fingerprint_timed_inputs().
+  void redraw_timed_sets(std::uint64_t draw) {
+    const std::uint64_t seed = seed_ + 0x9E3779B97F4A7C15ull * draw;
+    for (std::size_t k = 0; k < inputs_.size(); ++k) {
+      const input_memory& in = inputs_[k];
+      fill_random(in.timed.data(), in.slot->type, in.timed.bytes() / info(in.slot->type).size, in.slot->init, seed,
+                  in.stream_id, stream());
+      add_fingerprint(in.timed.data(), in.timed.bytes(), fingerprint_sums_.data() + 2 * k, stream());
+    }
+    for (output_memory& out : outputs_) {
+      if (!out.in_place()) continue;
+      fill_random(out.timed.data(), out.slot->type, out.timed.bytes() / info(out.slot->type).size, out.slot->init,
+                  seed, out.stream_id, stream());
     }
   }
 
-  void release_input_sets() {
-    for (input_memory& in : inputs_) in.rotation.clear(), in.fingerprints.clear();
-    for (output_memory& out : outputs_) out.rotation.clear();
+  // The fingerprints of the timed input sets after the launches that read them (never while timed).
+  void fingerprint_timed_inputs() {
+    for (std::size_t k = 0; k < inputs_.size(); ++k) {
+      add_fingerprint(inputs_[k].timed.data(), inputs_[k].timed.bytes(), fingerprint_sums_.data() + 2 * k + 1, stream());
+    }
+  }
+
+  // The inputs that some timed launch changed: their fingerprints after the launches differ from those
+  // as drawn.
+  [[nodiscard]] std::vector<std::string> timed_inputs_changed() {
+    std::vector<unsigned long long> sums(fingerprint_sums_.size());
+    KBENCH_HIP_CHECK(hipMemcpyAsync(sums.data(), fingerprint_sums_.data(), fingerprint_sums_.bytes(),
+                                    hipMemcpyDeviceToHost, stream()));
+    synchronize();
+    std::vector<std::string> changed;
+    for (std::size_t k = 0; k < inputs_.size(); ++k) {
+      if (sums[2 * k] != sums[2 * k + 1]) changed.push_back(inputs_[k].slot->name);
+    }
+    return changed;
+  }
+
+  // The in-place working copies of `target` for the first `launches` launches get their input sets'
+  // drawn values (outside any timed region).
+  void restore_working(side target, int launches) {
+    for (output_memory& out : outputs_) {
+      if (!out.in_place()) continue;
+      KBENCH_HIP_CHECK(hipMemcpyAsync(out.working(target).data(), out.timed.data(),
+                                      out.timed.stride() * static_cast<std::size_t>(launches), hipMemcpyDeviceToDevice,
+                                      stream()));
+    }
+  }
+
+  // Where launch `launch` of a sample of `target` writes output `out` while timed.
+  [[nodiscard]] static void* timed_output(output_memory& out, side target, int launch) {
+    if (!out.in_place()) return out.memory(target).data();
+    return static_cast<unsigned char*>(out.working(target).data()) + static_cast<std::size_t>(launch) * out.timed.stride();
   }
 
   // Where the values of an input, or the starting values of an in-place buffer, live in an input set.
   [[nodiscard]] static void* input_data(const input_memory& in, int set) {
-    return set == 0 ? in.memory.data() : in.rotation[static_cast<std::size_t>(set - 1)].data();
+    return set == 0 ? in.memory.data() : in.timed.at(set - 1);
   }
   [[nodiscard]] static void* initial_data(const output_memory& out, int set) {
-    return set == 0 ? out.initial.data() : out.rotation[static_cast<std::size_t>(set - 1)].data();
+    return set == 0 ? out.initial.data() : out.timed.at(set - 1);
   }
 
   // ---- launching ---------------------------------------------------------------------------------------
@@ -197,6 +293,12 @@ class case_memory {
   // the length of the call, and checks the launch's error.
   void launch(side target, int set = 0) {
     bind(target, set);
+    run_bound(target);
+  }
+
+  // Runs the launch of `target` on whatever the handles are bound to, then unbinds them and checks the
+  // launch's error.
+  void run_bound(side target) {
     try {
       launch_of(target)(stream());
     } catch (...) {
@@ -209,6 +311,22 @@ class case_memory {
       throw hip_error(status, fmt::format("the {} launch of '{}' failed: {} ({})", name_of(target), case_.name(),
                                           hipGetErrorName(status), hipGetErrorString(status)));
     }
+  }
+
+  // Launch `launch` of a timed sample of `target`: input set launch + 1, and for in-place buffers that
+  // launch's working copy.
+  void launch_timed(side target, int launch) {
+    for (input_memory& in : inputs_) in.slot->device = in.timed.at(launch);
+    for (output_memory& out : outputs_) out.slot->device = timed_output(out, target, launch);
+    run_bound(target);
+  }
+
+  // Keeps every compute unit busy for about `seconds` from another stream, with blocks that leave room
+  // for the case's own (a few warps each), so that they compete with the next launch for issue slots.
+  void load_device(double seconds) {
+    if (!load_) load_.emplace();
+    const unsigned int blocks = static_cast<unsigned int>(2 * std::max(load_->multiprocessors, 1));
+    load_->spin.enqueue_wide(load_->stream.get(), seconds, blocks, 128);
   }
 
   // Host values bound to the handles for the length of a host reference.
@@ -239,14 +357,23 @@ class case_memory {
     }
   }
 
-  // True when a launch changed input set `set` of `in` since it was drawn.
-  [[nodiscard]] bool input_changed(const input_memory& in, int set) {
-    if (set == 0) {
-      std::size_t first = 0;
-      return in.memory.changed_words(stream(), first) != 0;
+  // The same for the in-place working copies of the timed launches.
+  void check_working_guards(side target, const std::string& context, std::vector<finding>& found) {
+    for (output_memory& out : outputs_) {
+      if (!out.in_place() || out.timed.count() == 0) continue;
+      const std::string stray = out.working(target).check_guards();
+      if (!stray.empty()) {
+        found.push_back({finding_kind::stray_write,
+                         fmt::format("{}the {} kernel wrote outside the timed copies of in-place buffer '{}': {}",
+                                     context, name_of(target), out.slot->name, stray)});
+      }
     }
-    const auto k = static_cast<std::size_t>(set - 1);
-    return fingerprint(in.rotation[k].data(), in.rotation[k].bytes(), stream()) != in.fingerprints[k];
+  }
+
+  // True when a launch changed input set 0 of `in` since it was drawn.
+  [[nodiscard]] bool input_changed(const input_memory& in) {
+    std::size_t first = 0;
+    return in.memory.changed_words(stream(), first) != 0;
   }
 
   // ---- values ------------------------------------------------------------------------------------------
@@ -263,19 +390,28 @@ class case_memory {
   // The optimized kernel's output against the reference's: on the GPU when large and clean; else, or
   // when the GPU found anything, with the host engine, which lists the first mismatches.
   [[nodiscard]] comparison compare_output(output_memory& out) {
+    return compare_output(out, out.optimized.data(), has_device_reference() ? out.reference.data() : nullptr);
+  }
+
+  // The same for the output at `actual`, against a device reference's output at `expected` (null: the
+  // host reference's values).
+  [[nodiscard]] comparison compare_output(output_memory& out, const void* actual, const void* expected) {
     const buffer_slot& slot = *out.slot;
     const tolerance tol = case_.tolerance_of(slot);
-    if (compared_on_device(out)) {
-      device_comparison d = compare_on_device(out.optimized.data(), out.reference.data(), slot.type, slot.size,
-                                              slot.extents, tol, stream());
+    if (expected && compared_on_device(out)) {
+      device_comparison d = compare_on_device(actual, expected, slot.type, slot.size, slot.extents, tol, stream());
       if (d.clean) return std::move(d.result);
     }
-    const host_array actual = copy_to_host(out.optimized.data(), slot.type, slot.size);
-    return compare(actual.view(slot.size, slot.extents), expected_on_host(out).view(slot.size, slot.extents), tol);
+    const host_array actual_values = copy_to_host(actual, slot.type, slot.size);
+    host_array elsewhere;
+    if (expected && expected != out.reference.data()) elsewhere = copy_to_host(expected, slot.type, slot.size);
+    const host_array& expected_values = elsewhere.bytes.empty() ? expected_on_host(out) : elsewhere;
+    return compare(actual_values.view(slot.size, slot.extents), expected_values.view(slot.size, slot.extents), tol);
   }
 
  private:
-  [[nodiscard]] static std::size_t word_bytes(const buffer_slot& slot) { return (slot.size * info(slot.type).size + 3) / 4 * 4; }
+  [[nodiscard]] static std::size_t bytes_of(const buffer_slot& slot) { return slot.size * info(slot.type).size; }
+  [[nodiscard]] static std::size_t stride_bytes(const buffer_slot& slot) { return (bytes_of(slot) + 255) / 256 * 256; }
 
   // Points every handle at the memory of one side and one input set.
   void bind(side target, int set) {
@@ -291,7 +427,10 @@ class case_memory {
 
   kernel_case& case_;
   kbench::stream stream_;
+  std::optional<device_load> load_;
   std::uint64_t seed_ = 0;  // of input set 0
+  int timed_sets_ = 0;
+  device_buffer<unsigned long long> fingerprint_sums_;  // per input: as drawn, after the launches
   std::vector<input_memory> inputs_;
   std::vector<output_memory> outputs_;
 };

@@ -4,6 +4,9 @@
 //   run_side     the optimized kernel first, on poisoned and guarded outputs, then waits for the whole
 //                device and checks the guards and the inputs (the reference's outputs for these inputs do
 //                not exist yet, so a kernel that copies them is caught)
+//   determinism  the optimized kernel again on the same inputs, and (the first seed) once more while
+//                other work loads the device, which shakes out races a quiet device hides: the outputs
+//                must be the same bits
 //   references   the reference the same way (or the host reference in double), and whether it left any
 //                element unwritten
 //   check_teeth  the tolerance must be able to fail (teeth.hpp)
@@ -154,11 +157,53 @@ inline void run_host_reference(case_memory& memory, std::vector<finding>& proble
   }
   if (set == 0) {
     for (input_memory& in : inputs) {
-      if (memory.input_changed(in, 0)) {
+      if (memory.input_changed(in)) {
         problems.push_back({finding_kind::input_modified,
                             fmt::format("input '{}' changed during the host reference", in.slot->name)});
       }
     }
+  }
+}
+
+// The optimized kernel's outputs held aside, to be matched bit for bit by later runs on the same inputs.
+struct output_bits {
+  std::vector<device_allocation> copies;
+};
+
+inline output_bits hold_outputs(case_memory& memory) {
+  output_bits held;
+  for (output_memory& out : memory.outputs()) {
+    const std::size_t bytes = (out.optimized.bytes() + 3) / 4 * 4;  // whole words: the last one reaches into the guard
+    held.copies.emplace_back(bytes);
+    KBENCH_HIP_CHECK(hipMemcpyAsync(held.copies.back().data(), out.optimized.data(), bytes, hipMemcpyDeviceToDevice,
+                                    memory.stream()));
+  }
+  return held;
+}
+
+// Runs the optimized kernel again on the same inputs (with `load`, while spinning blocks on another
+// stream compete for every compute unit) and reports outputs whose bits differ from `held`.
+inline void rerun_and_match(case_memory& memory, const output_bits& held, bool load, std::vector<finding>& problems) {
+  memory.prepare_outputs(side::optimized);
+  if (load) memory.load_device(1e-3);
+  memory.launch(side::optimized);
+  KBENCH_HIP_CHECK(hipDeviceSynchronize());
+  const bool required = memory.declaration().is_deterministic();
+  std::vector<output_memory>& outputs = memory.outputs();
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    std::size_t first = 0;
+    const std::size_t differ = count_differing_words(held.copies[k].data(), outputs[k].optimized.data(),
+                                                     held.copies[k].bytes(), memory.stream(), first);
+    if (differ == 0) continue;
+    const std::size_t width = info(outputs[k].slot->type).size;
+    problems.push_back(
+        {required ? finding_kind::nondeterministic : finding_kind::note,
+         fmt::format("the optimized kernel gave other bits on the same inputs{}: output '{}' differs in {} word(s), first "
+                     "at element {}{}",
+                     load ? " while other work loaded the device" : "", outputs[k].slot->name, differ,
+                     format_index(first / width, outputs[k].slot->extents),
+                     required ? " (the case declares it deterministic)"
+                              : " (a race, or atomics reordering a reduction; declare deterministic() to make this fail)")});
   }
 }
 
@@ -168,6 +213,11 @@ inline void run_host_reference(case_memory& memory, std::vector<finding>& proble
   r.seed = seed;
   memory.draw(seed);
   run_side(memory, side::optimized, r.problems);
+  {
+    const output_bits held = hold_outputs(memory);
+    rerun_and_match(memory, held, false, r.problems);
+    if (probe_teeth) rerun_and_match(memory, held, true, r.problems);
+  }
   if (memory.has_device_reference()) {
     run_device_reference(memory, r.problems);
   } else {

@@ -1,16 +1,19 @@
 // kbench/detail/timing_run.hpp: one timing run of a case that has just passed a correctness run, in
 // named steps (run() lists them in order):
 //
-//   draw_input_sets       the sets the timed launches rotate among (set 0 is the one just checked)
-//   warm_up               launches of both kernels, by count and by time (clocks ramp up)
-//   choose_mode           a pilot of hot samples decides the automatic mode and the batch size; cold mode
-//                         gets its cache flush, batch mode its graphs
-//   sample_until_stopped  reference and optimized interleaved, each between its own event pair, until the
-//                         stop rule says so (stop_rule.hpp)
+//   warm_up               launches of both kernels on the checked inputs, by count and by time (clocks ramp up)
+//   choose_mode           a pilot of hot samples decides the automatic mode and the batch size
+//   draw_input_sets       the input sets of the timed launches: in batch mode one per launch of a sample
+//   prepare_mode          cold mode's cache flush, batch mode's graphs
+//   sample_until_stopped  before every sample, every input set is drawn afresh (untimed), so no timed launch
+//                         reads inputs an earlier launch has seen; then reference and optimized back to back,
+//                         each between its own event pair, until the stop rule says so (stop_rule.hpp)
 //   audit_last_sample     one more sample on poisoned outputs, the optimized kernel first, checked against
-//                         the reference on the same inputs; then the guards and every input set
+//                         the reference on the same inputs (in-place buffers too, in every mode); then the
+//                         guards, the checked inputs and the fingerprints of every input set
 //   summarize_samples     statistics of both kernels and the speedup's interval
-//   measure_latency       one cold launch less the event-pair floor, as a profiler reports it
+//   measure_latency       cold launches on fresh inputs (latency: one cold launch less the event-pair floor)
+//                         and on the inputs of the launch before (a kernel faster on those reuses results)
 //   measure_unseen_work   one launch on an idle device timed on the host's clock
 //
 // The run measures; judge.hpp decides what the measurements mean.
@@ -57,15 +60,16 @@ class timing_run {
   }
 
   [[nodiscard]] timing_result run() {
-    draw_input_sets();
     warm_up();
     choose_mode();
+    draw_input_sets();
+    prepare_mode();
     sample_until_stopped();
     audit_last_sample();
     summarize_samples();
     measure_latency();
-    memory_.release_input_sets();
     measure_unseen_work();
+    memory_.release_timed_sets();
     judge_timing(t_, {gpu_.l2_bytes, ceilings_.copy, ceilings_.floor});
     return t_;
   }
@@ -76,24 +80,13 @@ class timing_run {
   [[nodiscard]] hipStream_t stream() const { return memory_.stream(); }
   [[nodiscard]] std::size_t flush() const { return flush_bytes(options_, gpu_.l2_bytes); }
 
-  void draw_input_sets() {
-    const std::size_t set_bytes = memory_.input_set_bytes();
-    t_.input_set_bytes = static_cast<double>(set_bytes);
-    std::size_t free_bytes = 0, total_bytes = 0;
-    KBENCH_HIP_CHECK(hipMemGetInfo(&free_bytes, &total_bytes));
-    const input_set_plan plan = plan_input_sets(options_, set_bytes, flush(), free_bytes);
-    t_.input_sets = sets_ = plan.sets;
-    t_.input_sets_wanted = plan.wanted;
-    memory_.draw_input_sets(sets_);
-  }
-
   void warm_up() {
     const auto start = clock::now();
     for (int i = 0; i < options_.warmup || seconds_since(start) < options_.warmup_time; ++i) {
-      memory_.restore_in_place(side::reference, i % sets_);
-      memory_.restore_in_place(side::optimized, i % sets_);
-      if (with_reference_) memory_.launch(side::reference, i % sets_);
-      memory_.launch(side::optimized, i % sets_);
+      memory_.restore_in_place(side::reference);
+      memory_.restore_in_place(side::optimized);
+      if (with_reference_) memory_.launch(side::reference);
+      memory_.launch(side::optimized);
       memory_.synchronize();
     }
   }
@@ -109,10 +102,25 @@ class timing_run {
       optimized_events_.stop.synchronize();
       pilot.push_back(optimized_events_.seconds());
     }
-    const mode_plan plan = plan_mode(options_, summarize(pilot).median);
-    t_.mode = plan.mode;
+    mode_ = plan_mode(options_, summarize(pilot).median);
+  }
+
+  void draw_input_sets() {
+    const std::size_t set_bytes = memory_.input_set_bytes();
+    t_.input_set_bytes = static_cast<double>(set_bytes);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    KBENCH_HIP_CHECK(hipMemGetInfo(&free_bytes, &total_bytes));
+    const input_set_plan plan = plan_input_sets(options_, set_bytes, flush(), free_bytes, mode_);
+    t_.input_sets = plan.sets;
+    t_.input_sets_wanted = plan.wanted;
+    t_.mode = mode_.mode;
     t_.launches_per_sample = per_sample_ = plan.launches_per_sample;
-    switch (plan.mode) {
+    memory_.allocate_timed_sets(plan.sets);
+    redraw();
+  }
+
+  void prepare_mode() {
+    switch (mode_.mode) {
       case timing_mode::cold:
         flush_.emplace(flush(), std::max(gpu_.multiprocessors, 1));
         t_.method = fmt::format("cold: a {} MiB read evicts the caches before each launch; one launch per event pair; "
@@ -125,20 +133,27 @@ class timing_run {
         break;
       default: capture_batches(); break;
     }
-    t_.method += sets_ > 1 ? fmt::format("; consecutive launches rotate among {} input sets of {:.4g} MiB", sets_,
-                                         t_.input_set_bytes / 1048576.0)
-                           : std::string("; every launch reads the same input set");
+    t_.method += fmt::format("; before each sample, {} input set{} of {:.4g} MiB drawn afresh (untimed){}", t_.input_sets,
+                             t_.input_sets > 1 ? "s" : "", t_.input_set_bytes / 1048576.0,
+                             per_sample_ > 1 ? ", one per launch" : "");
   }
 
-  // Batch mode: per_sample_ launches of each side captured in a graph; when a side cannot be captured,
-  // both are launched on the stream instead, and a note says why.
+  // Draws every timed input set afresh (and restores the in-place working copies from them).
+  void redraw() {
+    memory_.redraw_timed_sets(static_cast<std::uint64_t>(++draws_));
+    memory_.restore_working(side::reference, per_sample_);
+    memory_.restore_working(side::optimized, per_sample_);
+  }
+
+  // Batch mode: per_sample_ launches of each side captured in a graph, launch i on input set i + 1; when
+  // a side cannot be captured, both are launched on the stream instead, and a note says why.
   void capture_batches() {
     try {
       if (with_reference_) {
-        reference_graph_.emplace(stream(), [&](int i) { memory_.launch(side::reference, i % sets_); }, per_sample_);
+        reference_graph_.emplace(stream(), [&](int i) { memory_.launch_timed(side::reference, i); }, per_sample_);
         t_.reference_graph_operations = static_cast<long long>(reference_graph_->nodes());
       }
-      optimized_graph_.emplace(stream(), [&](int i) { memory_.launch(side::optimized, i % sets_); }, per_sample_);
+      optimized_graph_.emplace(stream(), [&](int i) { memory_.launch_timed(side::optimized, i); }, per_sample_);
       t_.optimized_graph_operations = static_cast<long long>(optimized_graph_->nodes());
       t_.method = fmt::format("batch: a graph of {} launches per event pair, time per launch; hot caches; reference "
                               "and optimized interleaved",
@@ -158,7 +173,7 @@ class timing_run {
 
   // The launches of one side in one sample, between that side's events, queued behind the flush or a
   // spin so that the launch overhead is not timed.
-  void timed(side target, event_pair& events, int set) {
+  void timed(side target, event_pair& events) {
     if (flush_) {
       flush_->enqueue(stream());
     } else {
@@ -169,21 +184,22 @@ class timing_run {
     if (graph) {
       graph->launch(stream());
     } else {
-      for (int i = 0; i < per_sample_; ++i) memory_.launch(target, per_sample_ > 1 ? i % sets_ : set);
+      for (int i = 0; i < per_sample_; ++i) memory_.launch_timed(target, i);
     }
     events.stop.record(stream());
   }
 
-  // Reference and optimized back to back on input set `set`, so that clock and thermal drift hit both.
-  void sample(int set, bool optimized_first) {
-    memory_.restore_in_place(side::reference, set);
-    memory_.restore_in_place(side::optimized, set);
-    if (optimized_first) timed(side::optimized, optimized_events_, set);
-    if (with_reference_) timed(side::reference, reference_events_, set);
-    if (!optimized_first) timed(side::optimized, optimized_events_, set);
+  // Fresh inputs, then reference and optimized back to back, so that clock and thermal drift hit both;
+  // the fingerprints of the inputs are taken once the device is idle again (never while timed).
+  void sample(bool optimized_first) {
+    redraw();
+    if (optimized_first) timed(side::optimized, optimized_events_);
+    if (with_reference_) timed(side::reference, reference_events_);
+    if (!optimized_first) timed(side::optimized, optimized_events_);
     optimized_events_.stop.synchronize();
     if (with_reference_) reference_events_.stop.synchronize();
     waits_.push_back(device_idle_wait());
+    memory_.fingerprint_timed_inputs();
     if (with_reference_) reference_s_.push_back(reference_events_.seconds() / per_sample_);
     optimized_s_.push_back(optimized_events_.seconds() / per_sample_);
   }
@@ -192,7 +208,7 @@ class timing_run {
     stop_rule rule(options_);
     const auto start = clock::now();
     do {
-      sample(samples_++ % sets_, false);
+      sample(false);
     } while (!rule.should_stop(optimized_s_, reference_s_, seconds_since(start)));
     t_.precise = rule.precise();
     t_.optimized_precision = rule.optimized_precision();
@@ -207,35 +223,41 @@ class timing_run {
       out.reference.poison_contents(out.slot->type, out.slot->size, stream());
       out.optimized.poison_contents(out.slot->type, out.slot->size, stream());
     }
-    const bool batched = per_sample_ > 1;
-    const int last_set = batched ? (per_sample_ - 1) % sets_ : samples_ % sets_;
-    sample(samples_ % sets_, true);
-    check_timed_launches(last_set, batched);
+    sample(true);
+    check_timed_launches(per_sample_ - 1);
   }
 
-  // What the timed launches did: guard regions, every input set, and the outputs of the last sample
-  // against the reference on the same input set. With `batched`, in-place buffers went through many
-  // launches without a restore, so they are not compared.
-  void check_timed_launches(int set, bool batched) {
+  // What the timed launches did: guard regions, the checked inputs, the fingerprints of every input set,
+  // and the outputs of the last launch of the last sample against the reference's on the same input set
+  // (`last`: the launch's index; in-place buffers are compared in their working copies, in every mode).
+  void check_timed_launches(int last) {
     KBENCH_HIP_CHECK(hipDeviceSynchronize());
     std::vector<finding>& found = t_.findings;
-    if (with_reference_) memory_.check_guards(side::reference, "while timed, ", found);
-    memory_.check_guards(side::optimized, "while timed, ", found);
+    for (const side target : {side::reference, side::optimized}) {
+      if (target == side::reference && !with_reference_) continue;
+      memory_.check_guards(target, "while timed, ", found);
+      memory_.check_working_guards(target, "while timed, ", found);
+    }
     for (input_memory& in : memory_.inputs()) {
-      for (int k = 0; k <= static_cast<int>(in.rotation.size()); ++k) {
-        if (memory_.input_changed(in, k)) {
-          found.push_back({finding_kind::input_modified,
-                           fmt::format("while timed, a launch modified input '{}' (input set {}); inputs must be "
-                                       "read-only",
-                                       in.slot->name, k)});
-        }
+      if (memory_.input_changed(in)) {
+        found.push_back({finding_kind::input_modified,
+                         fmt::format("while timed, a launch modified input '{}' (input set 0, the one checked); inputs "
+                                     "must be read-only",
+                                     in.slot->name)});
       }
     }
+    for (const std::string& name : memory_.timed_inputs_changed()) {
+      found.push_back({finding_kind::input_modified,
+                       fmt::format("while timed, a launch modified input '{}' (in the input sets of the timed "
+                                   "launches); inputs must be read-only",
+                                   name)});
+    }
+    const int set = last + 1;
     std::vector<finding> problems;
     if (with_reference_) {
       for (output_memory& out : memory_.outputs()) {
         out.expected.device_changed();
-        if (!info(out.slot->type).is_float || (batched && out.in_place())) continue;
+        if (!info(out.slot->type).is_float || out.in_place()) continue;
         const std::size_t unwritten = count_poison_on_device(out.reference.data(), out.slot->type, out.slot->size, stream());
         report_unwritten(out, unwritten, "reference", "unwritten", problems);
       }
@@ -245,14 +267,8 @@ class timing_run {
     for (finding& p : problems) found.push_back({p.kind, "in the last timed sample, " + p.text});
     if (!problems.empty()) return;
     for (output_memory& out : memory_.outputs()) {
-      if (batched && out.in_place()) {
-        found.push_back({finding_kind::note,
-                         fmt::format("in-place buffer '{}' was updated by every launch of a batch, without a restore "
-                                     "between them, so the last sample's values were not compared",
-                                     out.slot->name)});
-        continue;
-      }
-      const comparison c = memory_.compare_output(out);
+      const void* expected = with_reference_ ? case_memory::timed_output(out, side::reference, last) : nullptr;
+      const comparison c = memory_.compare_output(out, case_memory::timed_output(out, side::optimized, last), expected);
       if (!c.passed) {
         found.push_back({finding_kind::timed_launch_wrong,
                          fmt::format("the last timed launch of the optimized kernel (input set {}) disagrees with the "
@@ -272,32 +288,38 @@ class timing_run {
     }
   }
 
-  // One cold launch: the samples themselves in cold mode and hot mode's, otherwise 30 more.
+  // Cold launches of the optimized kernel, alternately on fresh inputs and on the inputs of the launch
+  // just before: the latency (one cold launch less the event-pair floor; cold mode's samples are such
+  // launches already), and whether the kernel is faster on inputs it has seen.
   void measure_latency() {
-    double single = t_.optimized.median;
-    if (per_sample_ > 1) {
-      const cache_flush cold(flush(), std::max(gpu_.multiprocessors, 1));
-      std::vector<double> singles;
-      for (int i = 0; i < 30; ++i) {
-        memory_.restore_in_place(side::optimized, i % sets_);
-        cold.enqueue(stream());
-        optimized_events_.start.record(stream());
-        memory_.launch(side::optimized, i % sets_);
-        optimized_events_.stop.record(stream());
-        optimized_events_.stop.synchronize();
-        singles.push_back(optimized_events_.seconds());
-      }
-      single = summarize(singles).median;
+    const cache_flush cold(flush(), std::max(gpu_.multiprocessors, 1));
+    std::vector<double> fresh, seen;
+    auto single = [&](std::vector<double>& into) {
+      memory_.restore_working(side::optimized, 1);
+      cold.enqueue(stream());
+      optimized_events_.start.record(stream());
+      memory_.launch_timed(side::optimized, 0);
+      optimized_events_.stop.record(stream());
+      optimized_events_.stop.synchronize();
+      into.push_back(optimized_events_.seconds());
+    };
+    for (int i = 0; i < 15; ++i) {
+      redraw();
+      single(fresh);
+      single(seen);
+      memory_.fingerprint_timed_inputs();  // keeps the sums paired (the audit has checked them already)
     }
-    t_.single_launch = single;
-    t_.latency = std::max(single - ceilings_.floor.events_only, 0.0);
+    t_.fresh_launch = summarize(fresh).median;
+    t_.seen_launch = summarize(seen).median;
+    t_.single_launch = mode_.mode == timing_mode::cold && per_sample_ == 1 ? t_.optimized.median : t_.fresh_launch;
+    t_.latency = std::max(t_.single_launch - ceilings_.floor.events_only, 0.0);
   }
 
   // Work the timed stream did not see (another stream, or started after the launch returned) keeps the
   // device busy on the host's clock.
   void measure_unseen_work() {
-    t_.launch_wall = launch_wall_time([&] { memory_.restore_in_place(side::optimized); },
-                                      [&] { memory_.launch(side::optimized); });
+    t_.launch_wall = launch_wall_time([&] { memory_.restore_working(side::optimized, 1); },
+                                      [&] { memory_.launch_timed(side::optimized, 0); });
   }
 
   [[nodiscard]] static double seconds_since(clock::time_point start) {
@@ -311,9 +333,9 @@ class timing_run {
   const spinner spin_;
   const bool with_reference_;
   timing_result t_;
-  int sets_ = 1;
+  mode_plan mode_;
   int per_sample_ = 1;
-  int samples_ = 0;
+  int draws_ = 0;
   event_pair reference_events_, optimized_events_;
   std::optional<cache_flush> flush_;
   std::optional<launch_graph> reference_graph_, optimized_graph_;

@@ -1,0 +1,309 @@
+// Trust, round two: planted kernels that a first round of defences let through, each of which kbench
+// must now catch with a reason that names it, and correct-but-different kernels, which must pass. Runs on
+// a GPU (skipped without one).
+//
+//   memoization   a kernel that keeps its last results on the device, keyed on a fingerprint of its input
+//                 computed on the device, all on the stream kbench gives it
+//   in place      an in-place kernel that skips work when called in quick succession, timed in batch mode
+//   determinism   a kernel whose bits change from run to run (within the tolerance), and a block
+//                 reduction missing a barrier
+#include <kbench/runner.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <deque>
+#include <string>
+#include <thread>
+
+#if KBENCH_CATCH2_MAJOR >= 3
+#include <catch2/catch_session.hpp>
+#else
+#define CATCH_CONFIG_RUNNER
+#endif
+#include "catch.hpp"
+
+namespace {
+
+// ---- harness -----------------------------------------------------------------------------------------
+const kbench::case_registration& registration(kbench::case_function f) {
+  static std::deque<kbench::case_registration> keep;  // registrations outlive the runs
+  return keep.emplace_back("planted", f, __FILE__, __LINE__);
+}
+
+kbench::seed_result check(kbench::case_function f, const kbench::shape& s) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return kbench::check_case(registration(f), s, 0x7257);
+}
+
+kbench::perf_outcome time(kbench::case_function f, const kbench::shape& s, const char* mode) {
+  const char* argv[] = {"trust_test", "perf", "--max-time", "0.5", "--timing", mode};
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return kbench::measure_case(registration(f), s, kbench::parse_options(6, argv), 0x7158);
+}
+
+// Every finding of a perf outcome, failing or not, with its kind.
+std::string findings_of(const kbench::perf_outcome& o) {
+  std::string all = o.failure() + "\n";
+  if (o.timing) {
+    for (const kbench::finding& f : o.timing->findings) all += "[" + std::string(kbench::to_string(f.kind)) + "] " + f.text + "\n";
+  }
+  return all;
+}
+
+std::string report_of(const kbench::seed_result& r) { return kbench::format_seed_result("planted", {}, r); }
+
+bool rushed(std::chrono::steady_clock::time_point& last) {
+  const auto now = std::chrono::steady_clock::now();
+  const bool quick = now - last < std::chrono::milliseconds(2);
+  last = now;
+  return quick;
+}
+
+// ---- memoization -------------------------------------------------------------------------------------
+// A compute-bound map: 200 dependent steps per element.
+__device__ float heavy(float v) {
+  for (int k = 0; k < 200; ++k) v = __sinf(v) * 0.999f + 0.25f;
+  return v;
+}
+
+__global__ void map_kernel(const float* x, float* y, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    y[i] = heavy(x[i]);
+  }
+}
+
+void map(const float* x, float* y, std::int64_t n, hipStream_t s) {
+  hipLaunchKernelGGL(map_kernel, dim3(1024), dim3(256), 0, s, x, y, n);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+constexpr int memo_slots = 4;
+struct memo_caches {
+  float* slot[memo_slots];
+};
+
+__global__ void hash_kernel(const unsigned int* words, std::int64_t n, unsigned long long* hash) {
+  unsigned long long mine = 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    unsigned long long z = (static_cast<unsigned long long>(words[i]) << 32 ^ static_cast<unsigned long long>(i)) * 0x9E3779B97F4A7C15ull;
+    mine += z ^ (z >> 29);
+  }
+  atomicAdd(hash, mine);
+}
+
+__device__ int find_key(const unsigned long long* keys, unsigned long long h) {
+  for (int k = 0; k < memo_slots; ++k) {
+    if (keys[k] == h) return k;
+  }
+  return -1;
+}
+
+// A hit copies the kept result; a miss computes and keeps it in the next slot.
+__global__ void memo_map_kernel(const float* x, float* y, std::int64_t n, const unsigned long long* hash,
+                                const unsigned long long* keys, const int* next, memo_caches caches) {
+  const int hit = find_key(keys, *hash);
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    if (hit >= 0) {
+      y[i] = caches.slot[hit][i];
+    } else {
+      const float v = heavy(x[i]);
+      y[i] = v;
+      caches.slot[*next][i] = v;
+    }
+  }
+}
+
+__global__ void memo_commit_kernel(const unsigned long long* hash, unsigned long long* keys, int* next) {
+  if (find_key(keys, *hash) >= 0) return;
+  keys[*next] = *hash;
+  *next = (*next + 1) % memo_slots;
+}
+
+void memoized_map(const float* x, float* y, std::int64_t n, hipStream_t s) {
+  static kbench::device_buffer<unsigned long long> hash(1), keys(memo_slots);
+  static kbench::device_buffer<int> next(1);
+  static std::deque<kbench::device_buffer<float>> kept;
+  static memo_caches caches{};
+  if (kept.empty() || kept.front().size() != static_cast<std::size_t>(n)) {
+    kept.clear();
+    for (int k = 0; k < memo_slots; ++k) caches.slot[k] = kept.emplace_back(static_cast<std::size_t>(n)).data();
+    KBENCH_HIP_CHECK(hipMemset(keys.data(), 0, keys.bytes()));
+    KBENCH_HIP_CHECK(hipMemset(next.data(), 0, next.bytes()));
+  }
+  KBENCH_HIP_CHECK(hipMemsetAsync(hash.data(), 0, hash.bytes(), s));
+  hipLaunchKernelGGL(hash_kernel, dim3(1024), dim3(256), 0, s, reinterpret_cast<const unsigned int*>(x), n, hash.data());
+  KBENCH_HIP_CHECK_LAUNCH();
+  hipLaunchKernelGGL(memo_map_kernel, dim3(1024), dim3(256), 0, s, x, y, n, hash.data(), keys.data(), next.data(), caches);
+  KBENCH_HIP_CHECK_LAUNCH();
+  hipLaunchKernelGGL(memo_commit_kernel, dim3(1), dim3(1), 0, s, hash.data(), keys.data(), next.data());
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+template <void (*Optimized)(const float*, float*, std::int64_t, hipStream_t)>
+void map_case(kbench::kernel_case& c) {
+  const auto n = c.dim("n");
+  auto x = c.input<float>("x", {n});
+  auto y = c.output<float>("y", {n});
+  c.reference([=](hipStream_t s) { map(x, y, n, s); });
+  c.optimized([=](hipStream_t s) { Optimized(x, y, n, s); });
+  c.tolerance(kbench::tol::exact{});
+}
+
+const kbench::shape memo_shape{{"n", std::int64_t{1} << 22}};
+
+// ---- in place ----------------------------------------------------------------------------------------
+__global__ void affine_in_place_kernel(float* x, std::int64_t n) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) x[i] = 2.0f * x[i] + 1.0f;
+}
+
+void affine_in_place(float* x, std::int64_t n, hipStream_t s) {
+  hipLaunchKernelGGL(affine_in_place_kernel, dim3(static_cast<unsigned int>((n + 255) / 256)), dim3(256), 0, s, x, n);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+void affine_in_place_skipping_when_rushed(float* x, std::int64_t n, hipStream_t s) {
+  static std::chrono::steady_clock::time_point last{};
+  if (rushed(last)) return;
+  affine_in_place(x, n, s);
+}
+
+template <void (*Optimized)(float*, std::int64_t, hipStream_t)>
+void in_place_case(kbench::kernel_case& c) {
+  const auto n = c.dim("n");
+  auto x = c.inout<float>("x", {n});
+  c.reference([=](hipStream_t s) { affine_in_place(x, n, s); });
+  c.optimized([=](hipStream_t s) { Optimized(x, n, s); });
+  c.tolerance(kbench::tol::exact{});
+}
+
+const kbench::shape small{{"n", 4099}};
+
+// ---- determinism -------------------------------------------------------------------------------------
+__global__ void scale_kernel(const float* x, float* y, std::int64_t n, float bias) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) y[i] = 2.0f * x[i] + (i == n / 2 ? bias : 0.0f);
+}
+
+void scale(const float* x, float* y, std::int64_t n, float bias, hipStream_t s) {
+  hipLaunchKernelGGL(scale_kernel, dim3(static_cast<unsigned int>((n + 255) / 256)), dim3(256), 0, s, x, y, n, bias);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+// Other bits on every other call, one element a few ulps off: well inside the case's tolerance.
+void flickering_scale(const float* x, float* y, std::int64_t n, hipStream_t s) {
+  static int calls = 0;
+  scale(x, y, n, calls++ % 2 ? 1e-6f : 0.0f, s);
+}
+
+template <bool Deterministic>
+void flicker_case(kbench::kernel_case& c) {
+  const auto n = c.dim("n");
+  auto x = c.input<float>("x", {n});
+  auto y = c.output<float>("y", {n});
+  c.reference([=](hipStream_t s) { scale(x, y, n, 0.0f, s); });
+  c.optimized([=](hipStream_t s) { flickering_scale(x, y, n, s); });
+  c.tolerance(kbench::tol::allclose{1e-4, 1e-5});
+  if (Deterministic) c.deterministic();
+}
+
+// Row sums by a shared-memory tree; the racy one lacks the barrier between the steps of the tree.
+template <bool Barrier>
+__global__ void row_sum_kernel(const float* x, float* y, std::int64_t cols) {
+  __shared__ float partial[256];
+  const float* row = x + blockIdx.x * cols;
+  float sum = 0.0f;
+  for (std::int64_t j = threadIdx.x; j < cols; j += blockDim.x) sum += row[j];
+  partial[threadIdx.x] = sum;
+  __syncthreads();
+  for (unsigned int width = blockDim.x / 2; width > 0; width /= 2) {
+    if (threadIdx.x < width) partial[threadIdx.x] += partial[threadIdx.x + width];
+    if (Barrier) __syncthreads();
+  }
+  if (threadIdx.x == 0) y[blockIdx.x] = partial[0];
+}
+
+template <bool Barrier>
+void row_sum(const float* x, float* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  hipLaunchKernelGGL(row_sum_kernel<Barrier>, dim3(static_cast<unsigned int>(rows)), dim3(256), 0, s, x, y, cols);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+template <bool Barrier>
+void row_sum_case(kbench::kernel_case& c) {
+  const auto rows = c.dim("rows"), cols = c.dim("cols");
+  auto x = c.input<float>("x", {rows, cols});
+  auto y = c.output<float>("y", {rows});
+  c.reference([=](hipStream_t s) { row_sum<true>(x, y, rows, cols, s); });
+  c.optimized([=](hipStream_t s) { row_sum<Barrier>(x, y, rows, cols, s); });
+  c.tolerance(kbench::tol::allclose{1e-5, 1e-5});
+  c.deterministic();
+}
+
+}  // namespace
+
+TEST_CASE("a kernel that memoizes its results on the device is caught; timed, it is no faster", "[trust][perf]") {
+  for (const char* mode : {"cold", "batch"}) {
+    const kbench::perf_outcome memo = time(map_case<memoized_map>, memo_shape, mode);
+    INFO(mode << ": " << findings_of(memo));
+    REQUIRE(memo.timing);
+    CHECK_FALSE(memo.passed());
+    CHECK(findings_of(memo).find("[memoization] the optimized kernel takes") != std::string::npos);
+    CHECK(memo.timing->verdict != kbench::speedup_verdict::faster);  // it hashes its input, then does the work
+    const kbench::perf_outcome honest = time(map_case<map>, memo_shape, mode);
+    INFO("honest: " << findings_of(honest));
+    CHECK(honest.passed());
+  }
+}
+
+TEST_CASE("in-place buffers are verified in batch mode too", "[trust][perf]") {
+  const kbench::perf_outcome honest = time(in_place_case<affine_in_place>, small, "batch");
+  INFO(findings_of(honest));
+  REQUIRE(honest.timing);
+  CHECK(honest.timing->mode == kbench::timing_mode::batch);
+  CHECK(honest.passed());
+  CHECK(findings_of(honest).find("not compared") == std::string::npos);
+  CHECK(honest.timing->input_sets >= honest.timing->launches_per_sample);  // every launch of a batch: its own inputs
+  const kbench::perf_outcome cheat = time(in_place_case<affine_in_place_skipping_when_rushed>, small, "batch");
+  INFO(findings_of(cheat));
+  CHECK_FALSE(cheat.passed());
+  CHECK(findings_of(cheat).find("[timed_launch_wrong] the last timed launch of the optimized kernel") != std::string::npos);
+}
+
+TEST_CASE("other bits on the same inputs: a note, or a failure for a case that says it is deterministic", "[trust]") {
+  const kbench::seed_result loose = check(flicker_case<false>, small);
+  INFO(report_of(loose));
+  CHECK(loose.passed());
+  CHECK(report_of(loose).find("note: the optimized kernel gave other bits on the same inputs") != std::string::npos);
+  const kbench::seed_result strict = check(flicker_case<true>, small);
+  INFO(report_of(strict));
+  CHECK_FALSE(strict.passed());
+  CHECK(report_of(strict).find("! the optimized kernel gave other bits on the same inputs") != std::string::npos);
+  const kbench::seed_result steady = check(row_sum_case<true>, {{"rows", 64}, {"cols", 4096}});
+  INFO(report_of(steady));
+  CHECK(steady.passed());
+  CHECK(report_of(steady).find("other bits") == std::string::npos);
+}
+
+TEST_CASE("a block reduction missing a barrier is caught at a small grid", "[trust]") {
+  // At 64 rows the race rarely shows on a quiet device; the rerun while other work loads it shakes it out.
+  int caught = 0;
+  std::string last;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    const kbench::seed_result r = check(row_sum_case<false>, {{"rows", 64}, {"cols", 4096}});
+    caught += !r.passed();
+    last = report_of(r);
+  }
+  INFO(last);
+  CHECK(caught == 3);
+}
+
+int main(int argc, char** argv) {
+  const kbench::gpu_info& g = kbench::gpu(0);
+  if (!g.usable) {
+    const char* require = std::getenv("KBENCH_REQUIRE_GPU");
+    std::printf("kbench: skipped the trust tests: %s\n", g.reason.c_str());
+    return require && std::string(require) == "1" ? 1 : 77;
+  }
+  return Catch::Session().run(argc, argv);
+}
