@@ -321,12 +321,14 @@ class case_memory {
     run_bound(target);
   }
 
-  // Keeps every compute unit busy for about `seconds` from another stream, with blocks that leave room
-  // for the case's own (a few warps each), so that they compete with the next launch for issue slots.
+  // Keeps every compute unit busy for about `seconds` from another stream: six blocks of 256 spinning
+  // threads each (48 of the 64 warps a compute unit holds on gfx9 and on NVIDIA since Volta), which
+  // leave room for the case's own blocks and compete with them for issue slots, so that the warps of one
+  // block no longer progress in step.
   void load_device(double seconds) {
     if (!load_) load_.emplace();
-    const unsigned int blocks = static_cast<unsigned int>(2 * std::max(load_->multiprocessors, 1));
-    load_->spin.enqueue_wide(load_->stream.get(), seconds, blocks, 128);
+    const unsigned int blocks = static_cast<unsigned int>(6 * std::max(load_->multiprocessors, 1));
+    load_->spin.enqueue_wide(load_->stream.get(), seconds, blocks, 256);
   }
 
   // Host values bound to the handles for the length of a host reference.

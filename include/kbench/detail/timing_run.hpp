@@ -115,8 +115,7 @@ class timing_run {
     t_.input_sets_wanted = plan.wanted;
     t_.mode = mode_.mode;
     t_.launches_per_sample = per_sample_ = plan.launches_per_sample;
-    memory_.allocate_timed_sets(plan.sets);
-    redraw();
+    memory_.allocate_timed_sets(plan.sets);  // drawn before each sample, from the first on
   }
 
   void prepare_mode() {
