@@ -54,6 +54,11 @@ void require_same(const kbench::comparison& host, const kbench::comparison& devi
   CHECK(host.max_rel_error == device.max_rel_error);
   CHECK(host.max_rel_index == device.max_rel_index);
   CHECK(host.finite_pairs == device.finite_pairs);
+  CHECK(host.ulps_equal == device.ulps_equal);
+  CHECK(host.ulps_one == device.ulps_one);
+  CHECK(host.ulps_two == device.ulps_two);
+  CHECK(host.max_ulps == device.max_ulps);
+  CHECK(host.allowed_at_max_abs == device.allowed_at_max_abs);
   CHECK(host.cosine_similarity == Approx(device.cosine_similarity).epsilon(1e-12));
   CHECK(host.relative_l2_error == Approx(device.relative_l2_error).epsilon(1e-9).margin(1e-15));
   CHECK(host.reasons == device.reasons);

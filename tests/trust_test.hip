@@ -7,6 +7,8 @@
 //   in place      an in-place kernel that skips work when called in quick succession, timed in batch mode
 //   determinism   a kernel whose bits change from run to run (within the tolerance), and a block
 //                 reduction missing a barrier
+//   precision     an rmsnorm that sums its squares in fp16, inside the default fp16 tolerance, against a
+//                 double-precision oracle; a correct reordering of the sum must pass
 #include <kbench/runner.hpp>
 
 #include <chrono>
@@ -21,6 +23,8 @@
 #define CATCH_CONFIG_RUNNER
 #endif
 #include "catch.hpp"
+
+#include "rmsnorm/rmsnorm_v1.hip"
 
 namespace {
 
@@ -243,7 +247,79 @@ void row_sum_case(kbench::kernel_case& c) {
   c.deterministic();
 }
 
+// ---- precision ---------------------------------------------------------------------------------------
+constexpr float rms_eps = 1e-6f;
+
+// Each of 256 threads sums the squares of its elements in fp16 (its rounding error is about 1e-3 of a
+// partial sum), then the partial sums are added in fp32: inside fp16's default tolerance, yet about 2%
+// of the outputs are no longer the correctly rounded value (against 0.01% for an fp32 sum).
+// Sums in fp32 over a reversed order when Half is false: a correct reordering.
+template <bool Half>
+__global__ void rmsnorm_sum_kernel(const __half* x, const __half* w, __half* y, std::int64_t cols) {
+  __shared__ float partial[256];
+  const __half* row = x + blockIdx.x * cols;
+  float sum = 0.0f;
+  __half half_sum = __float2half(0.0f);
+  for (std::int64_t j = cols - 1 - threadIdx.x; j >= 0; j -= blockDim.x) {
+    if (Half) {
+      half_sum = __hadd(half_sum, __hmul(row[j], row[j]));
+    } else {
+      sum += __half2float(row[j]) * __half2float(row[j]);
+    }
+  }
+  partial[threadIdx.x] = Half ? __half2float(half_sum) : sum;
+  __syncthreads();
+  for (unsigned int width = blockDim.x / 2; width > 0; width /= 2) {
+    if (threadIdx.x < width) partial[threadIdx.x] += partial[threadIdx.x + width];
+    __syncthreads();
+  }
+  const float inv = rsqrtf(partial[0] / static_cast<float>(cols) + rms_eps);
+  for (std::int64_t j = threadIdx.x; j < cols; j += blockDim.x) {
+    y[blockIdx.x * cols + j] = __float2half(__half2float(row[j]) * inv * __half2float(w[j]));
+  }
+}
+
+template <bool Half>
+void rmsnorm_sum(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
+  hipLaunchKernelGGL(rmsnorm_sum_kernel<Half>, dim3(static_cast<unsigned int>(rows)), dim3(256), 0, s, x, w, y, cols);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+template <bool Half>
+void oracle_case(kbench::kernel_case& c) {
+  const auto rows = c.dim("rows"), cols = c.dim("cols");
+  auto x = c.input<__half>("x", {rows, cols}, kbench::uniform(-2, 2));
+  auto w = c.input<__half>("w", {cols}, kbench::uniform(0.5, 1.5));
+  auto y = c.output<__half>("y", {rows, cols});
+  c.reference([=](hipStream_t s) { rmsnorm_v1::launch(x, w, y, rows, cols, rms_eps, s); });
+  c.optimized([=](hipStream_t s) { rmsnorm_sum<Half>(x, w, y, rows, cols, s); });
+  c.oracle([=] {  // the exact result, in double
+    for (std::int64_t r = 0; r < rows; ++r) {
+      double squares = 0.0;
+      for (std::int64_t j = 0; j < cols; ++j) squares += x.host()[r * cols + j] * x.host()[r * cols + j];
+      const double inv = 1.0 / std::sqrt(squares / static_cast<double>(cols) + rms_eps);
+      for (std::int64_t j = 0; j < cols; ++j) y.host()[r * cols + j] = x.host()[r * cols + j] * inv * w.host()[j];
+    }
+  });
+  // No tolerance: fp16's default (allclose, rtol 1e-3), which lets the fp16 sum through.
+}
+
 }  // namespace
+
+TEST_CASE("a loss of precision inside the tolerance is caught against the oracle; a reordered sum passes", "[trust]") {
+  const kbench::shape s{{"rows", 64}, {"cols", 4096}};
+  const kbench::seed_result half = check(oracle_case<true>, s);
+  INFO(report_of(half));
+  CHECK_FALSE(half.passed());
+  REQUIRE(half.outputs.size() == 1);
+  CHECK(half.outputs[0].result.passed);  // the tolerance alone lets it through
+  CHECK(report_of(half).find("! output 'y' is less accurate than the reference against the oracle") != std::string::npos);
+  const kbench::seed_result reordered = check(oracle_case<false>, s);
+  INFO(report_of(reordered));
+  CHECK(reordered.passed());
+  REQUIRE(reordered.outputs[0].oracle);
+  CHECK(reordered.outputs[0].oracle->optimized_inexact < 0.001);
+}
 
 TEST_CASE("a kernel that memoizes its results on the device is caught; timed, it is no faster", "[trust][perf]") {
   for (const char* mode : {"cold", "batch"}) {

@@ -71,6 +71,15 @@ struct comparison {
   double relative_l2_error = 0.0;
   std::size_t finite_pairs = 0;
 
+  // Precision in units of the output dtype, over the finite pairs (integers: their difference): how many
+  // are equal, 1 and 2 apart (the rest further), the most; and what the element rules allow where the
+  // abs error is largest (infinity: no bound there; 0 for exact).
+  std::size_t ulps_equal = 0;
+  std::size_t ulps_one = 0;
+  std::size_t ulps_two = 0;
+  std::uint64_t max_ulps = 0;
+  double allowed_at_max_abs = std::numeric_limits<double>::infinity();
+
   std::vector<mismatch> first_mismatches;  // in index order
 };
 
@@ -227,25 +236,25 @@ partial_result compare_elements(const array_view& actual, const array_view& expe
     } else {
       abs_err = (!A::is_float && same) ? static_cast<double>(int_diff) : std::fabs(a - e);
       rel_err = abs_err == 0.0 ? 0.0 : (e == 0.0 ? infinity : abs_err / std::fabs(e));
+      // The distance in units of the output dtype (a host reference rounded to it first: 0 means the
+      // correctly rounded value); integers: their difference.
+      std::uint64_t ulps;
+      if constexpr (A::is_float && same) {
+        ulps = A::ulps(sa, se);
+      } else if constexpr (A::is_float) {
+        ulps = ulp_distance(a, e, actual.type);
+      } else if constexpr (same) {
+        ulps = int_diff;
+      } else {
+        ulps = abs_err < 1.8e19 ? static_cast<std::uint64_t>(std::ceil(abs_err)) : ~std::uint64_t{0};
+      }
+      t.count_ulps(ulps);
       for (std::size_t k = 0; k < rule_count; ++k) {
         const element_rule& rule = rules[k];
         switch (rule.rule) {
           case element_rule::kind::exact: ok = ok && identical; break;
           case element_rule::kind::within: ok = ok && abs_err <= rule.atol + rule.rtol * std::fabs(e); break;
-          case element_rule::kind::ulp: {
-            std::uint64_t d;
-            if constexpr (A::is_float && same) {
-              d = A::ulps(sa, se);
-            } else if constexpr (A::is_float) {
-              d = ulp_distance(a, e, actual.type);  // a host reference, rounded to the output's dtype
-            } else if constexpr (same) {
-              d = int_diff;
-            } else {
-              d = abs_err < 1.8e19 ? static_cast<std::uint64_t>(std::ceil(abs_err)) : ~std::uint64_t{0};
-            }
-            ok = ok && d <= rule.max_ulps;
-            break;
-          }
+          case element_rule::kind::ulp: ok = ok && ulps <= rule.max_ulps; break;
         }
       }
       ++finite_pairs;
@@ -255,7 +264,7 @@ partial_result compare_elements(const array_view& actual, const array_view& expe
       norm_diff += (a - e) * (a - e);
     }
     // Strictly larger only: a tie keeps the earlier index.
-    if (abs_err > max_abs) max_abs = abs_err, max_abs_index = i;
+    if (abs_err > max_abs) max_abs = abs_err, max_abs_index = i, t.max_abs_expected = e;
     if (rel_err > max_rel) max_rel = rel_err, max_rel_index = i;
     if (!ok) {
       if (r.first_mismatches.size() < options.mismatches_to_keep) {
@@ -348,6 +357,16 @@ inline void finish_comparison(comparison& r, const tolerance& tol, const std::ve
   r.max_abs_index = index(t.max_abs_index);
   r.max_rel_error = t.max_rel < 0.0 ? 0.0 : t.max_rel;
   r.max_rel_index = index(t.max_rel_index);
+  r.ulps_equal = static_cast<std::size_t>(t.ulps_equal);
+  r.ulps_one = static_cast<std::size_t>(t.ulps_one);
+  r.ulps_two = static_cast<std::size_t>(t.ulps_two);
+  r.max_ulps = t.max_ulps;
+  for (const element_rule& rule : tol.element_rules) {
+    const double bound = rule.rule == element_rule::kind::within ? rule.atol + rule.rtol * std::fabs(t.max_abs_expected)
+                         : rule.rule == element_rule::kind::exact ? 0.0
+                                                                 : std::numeric_limits<double>::infinity();
+    r.allowed_at_max_abs = std::min(r.allowed_at_max_abs, bound);
+  }
   const double dot = t.dot, norm_a = t.norm_a, norm_e = t.norm_e, norm_diff = t.norm_diff;
   // Aggregates over the finite pairs. Two zero vectors are identical (cosine 1); one zero vector
   // against a non-zero one has no direction in common (cosine 0).

@@ -135,7 +135,9 @@ __device__ inline void compare_element(thread_tally& t, std::size_t i, typename 
     } else {
       rel_err = 0.0;  // at most the current maximum: cannot replace it
     }
-    ok = (identical || !c.rules.exact) && (R::is_float ? R::ulps(sa, se) : int_diff) <= c.rules.max_ulps;
+    const unsigned long long ulps = R::is_float ? R::ulps(sa, se) : int_diff;
+    t.count_ulps(ulps);
+    ok = (identical || !c.rules.exact) && ulps <= c.rules.max_ulps;
     // Unrolled over the fixed maximum: a loop bound by within_count would index the parameter arrays at
     // run time, which puts them in local memory and costs a load per element.
 #pragma unroll
@@ -148,7 +150,7 @@ __device__ inline void compare_element(thread_tally& t, std::size_t i, typename 
     t.norm_e += e * e;
     t.norm_diff += (a - e) * (a - e);
   }
-  if (abs_err > t.max_abs) t.max_abs = abs_err, t.max_abs_index = i;
+  if (abs_err > t.max_abs) t.max_abs = abs_err, t.max_abs_index = i, t.max_abs_expected = e;
   if (rel_err > t.max_rel) t.max_rel = rel_err, t.max_rel_index = i;
   t.mismatches += !ok;
 }
@@ -179,7 +181,9 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
     const double d = a - e;
     abs_err[k] = fabs(d);
     magnitude[k] = fabs(e);
-    bool ok = (a == e || !c.rules.exact) && (c.rules.max_ulps == ~0ull || R::ulps(sa[k], se[k]) <= c.rules.max_ulps);
+    const unsigned long long ulps = R::ulps(sa[k], se[k]);
+    t.count_ulps(ulps);
+    bool ok = (a == e || !c.rules.exact) && ulps <= c.rules.max_ulps;
 #pragma unroll
     for (int w = 0; w < max_device_rules; ++w) {
       if (w < c.rules.within_count) ok = ok && abs_err[k] <= c.rules.atol[w] + c.rules.rtol[w] * magnitude[k];
@@ -197,7 +201,10 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
   if (group_max > t.max_abs) {
 #pragma unroll
     for (int k = 0; k < G; ++k) {
-      if (abs_err[k] > t.max_abs) t.max_abs = abs_err[k], t.max_abs_index = first + k;
+      if (abs_err[k] > t.max_abs) {
+        t.max_abs = abs_err[k], t.max_abs_index = first + k;
+        t.max_abs_expected = R::value(se[k]);
+      }
     }
   }
   if (rel_candidate) {  // compare_element's relative error, in order

@@ -18,8 +18,14 @@
 //                                            max_mismatch_fraction, min_cosine, max_relative_l2},
 //                                 metrics {size, mismatches, allowed_mismatches, never_written, nonfinite_mismatches,
 //                                          nan_in_expected, nan_in_actual, max_abs_error, max_abs_index,
-//                                          max_rel_error, max_rel_index, cosine_similarity, relative_l2_error},
-//                                 first_mismatches [ {index, actual, expected, abs_error, rel_error, never_written} ]} ]} ],
+//                                          max_rel_error, max_rel_index, cosine_similarity, relative_l2_error,
+//                                          ulps_equal, ulps_one, ulps_two, max_ulps (over the finite pairs, in
+//                                          units of the dtype; integers: differences),
+//                                          allowed_at_max_abs (what the element rules allow there)},
+//                                 first_mismatches [ {index, actual, expected, abs_error, rel_error, never_written} ],
+//                                 oracle {reference_inexact, optimized_inexact (shares of elements not the correctly
+//                                         rounded value), reference_max_ulps, optimized_max_ulps, allowed_inexact}
+//                                        | null} ]} ],
 //            timing {mode ("cold" | "hot" | "batch"), method, launches_per_sample, warmup, input_sets,
 //                    input_sets_wanted, input_set_bytes, optimized: stats,
 //                    reference: stats | null, precision_target, optimized_precision, reference_precision, precise,
@@ -31,7 +37,8 @@
 //                    expectations {required_speedup, required_bandwidth, max_plausible_speedup},
 //                    throughput {bytes_per_second, flops_per_second, tokens_per_second, fraction_of_copy_bandwidth},
 //                    flags [text], notes [text], findings [{kind, text}]} | null } ]
-//   finding kinds: stray_write, input_modified, reference_incomplete, broken_test, timed_launch_wrong,
+//   finding kinds: stray_write, input_modified, reference_incomplete, broken_test, nondeterministic (fails only when
+//                  the case declares deterministic(), a note otherwise), accuracy_loss, timed_launch_wrong,
 //                  unseen_work, memoization, implausible, requirement_missed (each fails), note (does not).
 //   stats: {count, median, mean, min, max, stddev, p10, p90} in seconds.
 #pragma once
@@ -96,8 +103,16 @@ inline json to_json(const output_result& o) {
             {"nan_in_expected", r.nan_in_expected}, {"nan_in_actual", r.nan_in_actual},
             {"max_abs_error", number(r.max_abs_error)}, {"max_abs_index", r.max_abs_index},
             {"max_rel_error", number(r.max_rel_error)}, {"max_rel_index", r.max_rel_index},
-            {"cosine_similarity", number(r.cosine_similarity)}, {"relative_l2_error", number(r.relative_l2_error)}}},
-          {"first_mismatches", mismatches}};
+            {"cosine_similarity", number(r.cosine_similarity)}, {"relative_l2_error", number(r.relative_l2_error)},
+            {"ulps_equal", r.ulps_equal}, {"ulps_one", r.ulps_one}, {"ulps_two", r.ulps_two}, {"max_ulps", r.max_ulps},
+            {"allowed_at_max_abs", number(r.allowed_at_max_abs)}}},
+          {"first_mismatches", mismatches},
+          {"oracle", o.oracle ? json{{"reference_inexact", number(o.oracle->reference_inexact)},
+                                     {"optimized_inexact", number(o.oracle->optimized_inexact)},
+                                     {"reference_max_ulps", o.oracle->reference_max_ulps},
+                                     {"optimized_max_ulps", o.oracle->optimized_max_ulps},
+                                     {"allowed_inexact", number(o.oracle->allowed_inexact)}}
+                              : json(nullptr)}};
 }
 
 inline std::string hex(std::uint64_t v) {

@@ -193,6 +193,17 @@ class kernel_case {
     expectations_.max_plausible_speedup = factor;
   }
 
+  // A third party: the exact result, computed on the host in double (as host_reference() does). Against it,
+  // the optimized kernel may not be materially less accurate than the (device) reference: its share of
+  // elements that are not the correctly rounded value may be at most `max_ratio` times the reference's,
+  // plus 0.1% of the elements. This catches a loss of precision that the tolerance lets through (fp16
+  // accumulation, say), while a correct reordering of a reduction passes. Checked with the first seed.
+  void oracle(host_function compute, double max_ratio = 2.0) {
+    set_once(oracle_, std::move(compute), "oracle");
+    if (!(max_ratio >= 1.0) || !std::isfinite(max_ratio)) fail("oracle() needs a finite max_ratio >= 1");
+    oracle_ratio_ = max_ratio;
+  }
+
   // The optimized kernel gives the same bits on every run with the same inputs: a run that differs fails
   // (without it, a difference is a note: atomics may reorder a float reduction).
   void deterministic(bool yes = true) { deterministic_ = yes; }
@@ -215,6 +226,8 @@ class kernel_case {
   [[nodiscard]] const work_model& work() const { return work_; }
   [[nodiscard]] const perf_expectations& expectations() const { return expectations_; }
   [[nodiscard]] bool is_deterministic() const { return deterministic_; }
+  [[nodiscard]] const host_function& oracle_function() const { return oracle_; }
+  [[nodiscard]] double oracle_ratio() const { return oracle_ratio_; }
   [[nodiscard]] kbench::tolerance tolerance_of(const detail::buffer_slot& out) const {
     if (out.tol) return *out.tol;
     if (case_tolerance_) return *case_tolerance_;
@@ -229,6 +242,9 @@ class kernel_case {
     if (!device_reference_ && !host_reference_) fail("declares no reference: call reference() or host_reference()");
     if (device_reference_ && host_reference_) fail("declares both a device and a host reference: keep one");
     if (!optimized_) fail("declares no optimized launch: call optimized()");
+    if (oracle_ && host_reference_) {
+      fail("declares an oracle and a host reference: the host reference computes in double already; keep one");
+    }
   }
 
  private:
@@ -304,6 +320,8 @@ class kernel_case {
   work_model work_;
   perf_expectations expectations_;
   bool deterministic_ = false;
+  host_function oracle_;
+  double oracle_ratio_ = 2.0;
 };
 
 }  // namespace kbench

@@ -121,7 +121,30 @@ void launch_fill(void* out, std::size_t n, const fill_parameters& p, hipStream_t
   KBENCH_HIP_CHECK_LAUNCH();
 }
 
+template <class Word>
+__global__ void rotate_kernel(Word* out, const Word* in, std::size_t n, std::size_t offset) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::size_t from = i + offset;
+    out[i] = in[from < n ? from : from - n];
+  }
+}
+
 }  // namespace detail
+
+// out[i] = in[(i + offset) mod size], elements of dtype `type` (offset < size): the same values,
+// elsewhere. A device copy's cost, where drawing anew runs the generator.
+inline void rotate_elements(void* out, const void* in, dtype type, std::size_t size, std::size_t offset,
+                            hipStream_t stream) {
+  if (size == 0) return;
+  visit_dtype(type, [&](auto d) {
+    using Word = word_t<decltype(d)::value>;
+    const auto blocks = static_cast<unsigned int>(std::min<std::size_t>((size + 255) / 256, 8192));
+    hipLaunchKernelGGL(detail::rotate_kernel<Word>, dim3(blocks), dim3(256), 0, stream, static_cast<Word*>(out),
+                       static_cast<const Word*>(in), size, offset);
+    KBENCH_HIP_CHECK_LAUNCH();
+  });
+}
 
 // Fills `size` elements of dtype `type` at `out` from `init`, reproducibly for (seed, stream_id).
 inline void fill_random(void* out, dtype type, std::size_t size, const distribution& init, std::uint64_t seed,

@@ -37,6 +37,21 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
 
 }  // namespace detail
 
+// How far apart the outputs are in units of the output dtype, and what the policy allows where they are
+// furthest apart: "ulps: 98.91% equal, 1.07% 1 apart, 0.02% 2 apart, 0% more (worst 3); worst abs error
+// 4.883e-04 where the policy allows 1.001e-03".
+[[nodiscard]] inline std::string format_precision(const comparison& r, dtype type) {
+  const std::size_t more = r.finite_pairs - std::min(r.finite_pairs, r.ulps_equal + r.ulps_one + r.ulps_two);
+  const char* unit = info(type).is_float ? "ulps" : "differences";
+  std::string allowed = std::isinf(r.allowed_at_max_abs)
+                            ? std::string("no abs bound there")
+                            : fmt::format("the policy allows {}", detail::format_error(r.allowed_at_max_abs));
+  return fmt::format("{}: {} equal, {} 1 apart, {} 2 apart, {} more (worst {}); worst abs error {} where {}", unit,
+                     detail::percent(r.ulps_equal, r.finite_pairs), detail::percent(r.ulps_one, r.finite_pairs),
+                     detail::percent(r.ulps_two, r.finite_pairs), detail::percent(more, r.finite_pairs), r.max_ulps,
+                     detail::format_error(r.max_abs_error), allowed);
+}
+
 // One comparison: a single line when it passed; on failure the reasons, every metric and a table of the
 // first mismatches.
 [[nodiscard]] inline std::string format_comparison(std::string_view output_name, const comparison& r, dtype type,
@@ -49,13 +64,16 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
                   detail::format_error(r.max_rel_error), format_index(r.max_rel_index, extents), r.mismatches,
                   r.size, detail::percent(r.mismatches, r.size), r.cosine_similarity,
                   detail::format_error(r.relative_l2_error));
-  if (r.passed) return fmt::format("  {}: PASS under {}\n    {}\n", header, r.applied.description, metrics);
+  if (r.passed) {
+    return fmt::format("  {}: PASS under {}\n    {}\n    {}\n", header, r.applied.description, metrics,
+                       format_precision(r, type));
+  }
 
   std::string out = fmt::format("  {}: MISMATCH under {}\n", header,
                                 r.applied.description.empty() ? "(no tolerance)" : r.applied.description);
   for (const std::string& reason : r.reasons) out += fmt::format("    - {}\n", reason);
   if (r.size == 0) return out;
-  out += fmt::format("    {}\n", metrics);
+  out += fmt::format("    {}\n    {}\n", metrics, format_precision(r, type));
   if (!r.first_mismatches.empty()) {
     out += fmt::format("    first mismatches:\n    {:>18} {:>14} {:>14} {:>11} {:>11}\n", "index", "actual", "expected",
                        "abs error", "rel error");
@@ -139,7 +157,16 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
                                                     const seed_result& r) {
   std::string out = fmt::format("{} {} [{}] seed={:#x}\n", r.passed() ? "PASS" : "FAIL", case_name, s.to_string(), r.seed);
   for (const finding& p : r.problems) out += fmt::format("  {} {}\n", p.fails() ? "!" : "note:", p.text);
-  for (const output_result& o : r.outputs) out += format_comparison(o.name, o.result, o.type, o.extents);
+  for (const output_result& o : r.outputs) {
+    out += format_comparison(o.name, o.result, o.type, o.extents);
+    if (o.oracle) {
+      out += fmt::format("    against the oracle (fp64 on the host): not the correctly rounded value in {:.3g}% of the "
+                         "reference's elements (worst {} apart) and {:.3g}% of the optimized kernel's (worst {}), at "
+                         "most {:.3g}% allowed\n",
+                         100 * o.oracle->reference_inexact, o.oracle->reference_max_ulps, 100 * o.oracle->optimized_inexact,
+                         o.oracle->optimized_max_ulps, 100 * o.oracle->allowed_inexact);
+    }
+  }
   return out;
 }
 

@@ -43,11 +43,22 @@ struct copy_bandwidth {
   double read_bytes_per_second = 0.0;  // reading alone, which is faster: the ceiling of read-only kernels
 };
 
+// Both sides against the oracle (kernel_case::oracle): the share of elements that are not the correctly
+// rounded value, and the most units of the dtype apart.
+struct oracle_result {
+  double reference_inexact = 0.0;
+  double optimized_inexact = 0.0;
+  std::uint64_t reference_max_ulps = 0;
+  std::uint64_t optimized_max_ulps = 0;
+  double allowed_inexact = 0.0;  // max_ratio x the reference's share + 0.1%
+};
+
 struct output_result {
   std::string name;
   dtype type = dtype::f32;
   std::vector<std::size_t> extents;
   comparison result;
+  std::optional<oracle_result> oracle;
 };
 
 // One correctness run: one seed, every output.

@@ -20,10 +20,24 @@ struct basic_tally {
   std::uint64_t first_never_written, first_nonfinite, first_nan_expected;
   std::uint64_t max_abs_index, max_rel_index;
   double max_abs, max_rel;
+  double max_abs_expected;  // the expected value where the abs error is largest
   double dot, norm_a, norm_e, norm_diff;
+  // How far apart the finite pairs are in units of the output dtype (integers: their difference): 0, 1
+  // and 2 (the rest: finite_pairs less these), and the most.
+  Count ulps_equal, ulps_one, ulps_two;
+  std::uint64_t max_ulps;
 
   KBENCH_HOST_DEVICE static basic_tally none() {
-    return {0, 0, 0, 0, 0, 0, no_index, no_index, no_index, no_index, no_index, -1.0, -1.0, 0.0, 0.0, 0.0, 0.0};
+    return {0,   0,   0,   0,   0,   0,   no_index, no_index, no_index, no_index, no_index, -1.0, -1.0,
+            0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0};
+  }
+
+  // One finite pair `ulps` apart.
+  KBENCH_HOST_DEVICE void count_ulps(std::uint64_t ulps) {
+    ulps_equal += ulps == 0;
+    ulps_one += ulps == 1;
+    ulps_two += ulps == 2;
+    max_ulps = ulps > max_ulps ? ulps : max_ulps;
   }
 
   // Adds another range's tally: counts and sums add, first indices keep the smallest, and a maximum
@@ -41,12 +55,14 @@ struct basic_tally {
     first_nonfinite = o.first_nonfinite < first_nonfinite ? o.first_nonfinite : first_nonfinite;
     first_nan_expected = o.first_nan_expected < first_nan_expected ? o.first_nan_expected : first_nan_expected;
     if (o.max_abs > max_abs || (o.max_abs == max_abs && o.max_abs_index < max_abs_index)) {
-      max_abs = o.max_abs, max_abs_index = o.max_abs_index;
+      max_abs = o.max_abs, max_abs_index = o.max_abs_index, max_abs_expected = o.max_abs_expected;
     }
     if (o.max_rel > max_rel || (o.max_rel == max_rel && o.max_rel_index < max_rel_index)) {
       max_rel = o.max_rel, max_rel_index = o.max_rel_index;
     }
     dot += o.dot, norm_a += o.norm_a, norm_e += o.norm_e, norm_diff += o.norm_diff;
+    ulps_equal += o.ulps_equal, ulps_one += o.ulps_one, ulps_two += o.ulps_two;
+    max_ulps = o.max_ulps > max_ulps ? o.max_ulps : max_ulps;
   }
 
   // Nothing at all found: no mismatch, never-written element, NaN or Inf.

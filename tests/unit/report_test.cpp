@@ -11,7 +11,7 @@
 namespace tol = kbench::tol;
 using kbench::dtype;
 
-TEST_CASE("a passing comparison is one line of metrics", "[report]") {
+TEST_CASE("a passing comparison is a line of metrics and a line of precision", "[report]") {
   const std::vector<float> e{1.0f, 2.0f, 3.0f, 4.0f}, a{1.0f, 2.0f, 3.001f, 4.0f};
   const auto r = kbench::compare({a.data(), dtype::f32, 4, {2, 2}}, {e.data(), dtype::f32, 4, {2, 2}},
                                  kbench::make_tolerance(tol::allclose{1e-3, 1e-5}));
@@ -19,7 +19,9 @@ TEST_CASE("a passing comparison is one line of metrics", "[report]") {
   CHECK(kbench::format_comparison("y", r, dtype::f32, {2, 2}) ==
         "  output 'y' (fp32 [2 x 2]): PASS under allclose(rtol=0.001, atol=1e-05)\n"
         "    max abs error 9.999e-04 at (1, 0), max rel error 3.333e-04 at (1, 0), mismatches 0 of 4 (0%), "
-        "cosine 1.000000, relative L2 1.826e-04\n");
+        "cosine 1.000000, relative L2 1.826e-04\n"
+        "    ulps: 75% equal, 0% 1 apart, 0% 2 apart, 25% more (worst 4194); worst abs error 9.999e-04 where the policy "
+        "allows 3.010e-03\n");
 }
 
 TEST_CASE("a failing comparison shows reasons, metrics and the first mismatches", "[report]") {
@@ -36,6 +38,8 @@ TEST_CASE("a failing comparison shows reasons, metrics and the first mismatches"
         "    - 2 of 6 elements (33.33%) mismatch, 0 allowed; worst abs error inf at (1, 2)\n"
         "    max abs error inf at (1, 2), max rel error inf at (1, 2), mismatches 2 of 6 (33.33%), cosine 0.983870, "
         "relative L2 2.236e-01\n"
+        "    ulps: 80% equal, 0% 1 apart, 0% 2 apart, 20% more (worst 4194304); worst abs error inf where the policy "
+        "allows 5.100e-04\n"
         "    first mismatches:\n"
         "                 index         actual       expected   abs error   rel error\n"
         "                (0, 1)           0.75            0.5   2.500e-01   5.000e-01\n"

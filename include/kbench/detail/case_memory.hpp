@@ -97,6 +97,7 @@ struct input_memory {
   checked_input memory;  // input set 0, with its pristine copy: the one every check runs on
   std::size_t stream_id; // the random stream of this buffer: its position in the declaration
   set_block timed;       // input sets 1.. while timing, redrawn before every sample
+  set_block source;      // what the cheap redraws rearrange (drawn once per timing run)
 };
 
 struct output_memory {
@@ -107,6 +108,7 @@ struct output_memory {
   device_allocation initial;  // in-place buffers: the drawn values every run starts from
   std::size_t stream_id;
   set_block timed;            // in-place buffers: their drawn values in input sets 1..
+  set_block source;           // what the cheap redraws rearrange
   // In-place buffers while timing: one working copy per launch of a sample, each starting from its input
   // set's drawn values (so every launch of a batch starts from drawn values too), at timed's stride.
   guarded_output working_reference;
@@ -140,10 +142,10 @@ class case_memory {
       buffer_slot* slot = buffers[id].get();
       const std::size_t bytes = slot->size * info(slot->type).size;
       if (slot->role == buffer_role::input) {
-        inputs_.push_back({slot, checked_input(bytes), id, {}});
+        inputs_.push_back({slot, checked_input(bytes), id, {}, {}});
       } else {
         outputs_.push_back({slot, guarded_output(bytes), guarded_output(bytes), {},
-                            device_allocation(slot->role == buffer_role::inout ? bytes : 0), id, {}, {}, {}});
+                            device_allocation(slot->role == buffer_role::inout ? bytes : 0), id, {}, {}, {}, {}});
       }
     }
   }
@@ -184,12 +186,17 @@ class case_memory {
     return bytes;
   }
 
-  // The input sets of the timed launches (1 .. count) and the in-place working copies of both sides.
+  // The input sets of the timed launches (1 .. count), the values their cheap redraws rearrange (drawn
+  // here), and the in-place working copies of both sides.
   void allocate_timed_sets(int count) {
-    for (input_memory& in : inputs_) in.timed = set_block(bytes_of(*in.slot), count);
+    for (input_memory& in : inputs_) {
+      in.timed = set_block(bytes_of(*in.slot), count);
+      in.source = set_block(bytes_of(*in.slot), count);
+    }
     for (output_memory& out : outputs_) {
       if (!out.in_place()) continue;
       out.timed = set_block(bytes_of(*out.slot), count);
+      out.source = set_block(bytes_of(*out.slot), count);
       out.working_reference = guarded_output(out.timed.bytes());
       out.working_optimized = guarded_output(out.timed.bytes());
       for (const side target : {side::reference, side::optimized}) {
@@ -199,31 +206,40 @@ class case_memory {
     fingerprint_sums_ = device_buffer<unsigned long long>(2 * inputs_.size() + 1);
     KBENCH_HIP_CHECK(hipMemsetAsync(fingerprint_sums_.data(), 0, fingerprint_sums_.bytes(), stream()));
     timed_sets_ = count;
+    for_each_drawn([&](const buffer_slot& slot, std::size_t stream_id, set_block& timed, set_block& source) {
+      (void)timed;
+      fill_random(source.data(), slot.type, source.bytes() / info(slot.type).size, slot.init, draw_seed(~0ull), stream_id,
+                  stream());
+    });
   }
 
   void release_timed_sets() {
-    for (input_memory& in : inputs_) in.timed = {};
-    for (output_memory& out : outputs_) out.timed = {}, out.working_reference = {}, out.working_optimized = {};
+    for (input_memory& in : inputs_) in.timed = {}, in.source = {};
+    for (output_memory& out : outputs_) out.timed = {}, out.source = {}, out.working_reference = {}, out.working_optimized = {};
     timed_sets_ = 0;
   }
 
   [[nodiscard]] int timed_sets() const { return timed_sets_; }
 
-  // Every input set of the timed launches drawn afresh (draw k > 0 from its own seed, following set 0's),
-  // outside any timed region: no timed launch reads inputs an earlier launch has seen. Each input's
+  // Every input set of the timed launches drawn anew, outside any timed region, so that no timed launch
+  // reads inputs an earlier launch has seen (draw > 0 numbers the draws). Fresh: from the generator,
+  // with a seed of its own. Otherwise, cheaper: the values drawn once (source), rotated by an offset of
+  // the draw's own, which keeps every value of the declared distribution and gives each element a value
+  // no launch has seen there (arange inputs, whose values are their indices, stay in place). Each input's
   // fingerprint as drawn is added up on the device, to be matched by fingerprint_timed_inputs().
-  void redraw_timed_sets(std::uint64_t draw) {
-    const std::uint64_t seed = seed_ + 0x9E3779B97F4A7C15ull * draw;
+  void redraw_timed_sets(std::uint64_t draw, bool fresh) {
+    for_each_drawn([&](const buffer_slot& slot, std::size_t stream_id, set_block& timed, set_block& source) {
+      const std::size_t elements = timed.bytes() / info(slot.type).size;
+      if (fresh) {
+        fill_random(timed.data(), slot.type, elements, slot.init, draw_seed(draw), stream_id, stream());
+      } else {
+        const bool in_place_values = slot.init.shape == distribution::kind::arange;
+        const std::size_t offset = in_place_values || elements < 2 ? 0 : 1 + mix_seed(draw_seed(draw) ^ stream_id) % (elements - 1);
+        rotate_elements(timed.data(), source.data(), slot.type, elements, offset, stream());
+      }
+    });
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
-      const input_memory& in = inputs_[k];
-      fill_random(in.timed.data(), in.slot->type, in.timed.bytes() / info(in.slot->type).size, in.slot->init, seed,
-                  in.stream_id, stream());
-      add_fingerprint(in.timed.data(), in.timed.bytes(), fingerprint_sums_.data() + 2 * k, stream());
-    }
-    for (output_memory& out : outputs_) {
-      if (!out.in_place()) continue;
-      fill_random(out.timed.data(), out.slot->type, out.timed.bytes() / info(out.slot->type).size, out.slot->init,
-                  seed, out.stream_id, stream());
+      add_fingerprint(inputs_[k].timed.data(), inputs_[k].timed.bytes(), fingerprint_sums_.data() + 2 * k, stream());
     }
   }
 
@@ -413,6 +429,16 @@ class case_memory {
 
  private:
   [[nodiscard]] static std::size_t bytes_of(const buffer_slot& slot) { return slot.size * info(slot.type).size; }
+  [[nodiscard]] std::uint64_t draw_seed(std::uint64_t draw) const { return seed_ + 0x9E3779B97F4A7C15ull * draw; }
+
+  // f(slot, stream id, timed block, source block) for every buffer whose values kbench draws.
+  template <class F>
+  void for_each_drawn(F&& f) {
+    for (input_memory& in : inputs_) f(*in.slot, in.stream_id, in.timed, in.source);
+    for (output_memory& out : outputs_) {
+      if (out.in_place()) f(*out.slot, out.stream_id, out.timed, out.source);
+    }
+  }
   [[nodiscard]] static std::size_t stride_bytes(const buffer_slot& slot) { return (bytes_of(slot) + 255) / 256 * 256; }
 
   // Points every handle at the memory of one side and one input set.

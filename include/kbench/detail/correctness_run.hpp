@@ -11,9 +11,12 @@
 //                element unwritten
 //   check_teeth  the tolerance must be able to fail (teeth.hpp)
 //   compare      every output, on the GPU when large
+//   oracle       with the first seed, when the case declares one: both sides against a host computation
+//                in double; the optimized kernel may not be materially less accurate than the reference
 #pragma once
 
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -207,6 +210,46 @@ inline void rerun_and_match(case_memory& memory, const output_bits& held, bool l
   }
 }
 
+// Both sides against the oracle on input set 0: a host computation in double, bound like a host reference.
+inline void check_against_oracle(case_memory& memory, seed_result& r) {
+  std::vector<input_memory>& inputs = memory.inputs();
+  std::vector<output_memory>& outputs = memory.outputs();
+  std::vector<std::vector<double>> in_values(inputs.size()), out_values(outputs.size());
+  for (std::size_t k = 0; k < inputs.size(); ++k) in_values[k] = host_values(inputs[k].memory.data(), *inputs[k].slot);
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    out_values[k] = outputs[k].in_place() ? host_values(outputs[k].initial.data(), *outputs[k].slot)
+                                          : std::vector<double>(outputs[k].slot->size, std::nan(""));
+  }
+  memory.with_host_values(in_values, out_values, memory.declaration().oracle_function());
+  const double ratio = memory.declaration().oracle_ratio();
+  for (std::size_t k = 0; k < outputs.size(); ++k) {
+    output_memory& out = outputs[k];
+    const buffer_slot& slot = *out.slot;
+    const array_view exact{out_values[k].data(), dtype::f64, slot.size, slot.extents};
+    compare_options quiet;
+    quiet.mismatches_to_keep = 0;
+    const tolerance any = memory.declaration().tolerance_of(slot);
+    const host_array optimized = copy_to_host(out.optimized.data(), slot.type, slot.size);
+    const comparison reference_side = compare(memory.expected_on_host(out).view(slot.size, slot.extents), exact, any, quiet);
+    const comparison optimized_side = compare(optimized.view(slot.size, slot.extents), exact, any, quiet);
+    auto inexact = [](const comparison& c) {
+      return c.finite_pairs ? 1.0 - static_cast<double>(c.ulps_equal) / static_cast<double>(c.finite_pairs) : 0.0;
+    };
+    oracle_result o{inexact(reference_side), inexact(optimized_side), reference_side.max_ulps, optimized_side.max_ulps, 0.0};
+    o.allowed_inexact = ratio * o.reference_inexact + 0.001;
+    r.outputs[k].oracle = o;
+    if (o.optimized_inexact > o.allowed_inexact) {
+      r.problems.push_back(
+          {finding_kind::accuracy_loss,
+           fmt::format("output '{}' is less accurate than the reference against the oracle (fp64 on the host): {:.3g}% "
+                       "of its elements are not the correctly rounded value (worst {} apart), against the reference's "
+                       "{:.3g}% (worst {}); at most {:.3g}% allowed ({}x the reference's + 0.1%)",
+                       slot.name, 100 * o.optimized_inexact, o.optimized_max_ulps, 100 * o.reference_inexact,
+                       o.reference_max_ulps, 100 * o.allowed_inexact, ratio)});
+    }
+  }
+}
+
 // One correctness run at `seed`; `probe_teeth` also proves that the tolerance can fail.
 [[nodiscard]] inline seed_result run_correctness(case_memory& memory, std::uint64_t seed, bool probe_teeth) {
   seed_result r;
@@ -225,8 +268,9 @@ inline void rerun_and_match(case_memory& memory, const output_bits& held, bool l
   }
   if (probe_teeth) check_teeth(memory, r.problems);
   for (output_memory& out : memory.outputs()) {
-    r.outputs.push_back({out.slot->name, out.slot->type, out.slot->extents, memory.compare_output(out)});
+    r.outputs.push_back({out.slot->name, out.slot->type, out.slot->extents, memory.compare_output(out), {}});
   }
+  if (probe_teeth && memory.declaration().oracle_function()) check_against_oracle(memory, r);
   return r;
 }
 
