@@ -9,6 +9,8 @@
 //                 reduction missing a barrier
 //   precision     an rmsnorm that sums its squares in fp16, inside the default fp16 tolerance, against a
 //                 double-precision oracle; a correct reordering of the sum must pass
+//   alignment     a vectorised kernel that rounds its pointers down to 16 bytes, and one that assumes them
+//                aligned; one that checks and falls back to a scalar loop must pass
 #include <kbench/runner.hpp>
 
 #include <chrono>
@@ -304,7 +306,67 @@ void oracle_case(kbench::kernel_case& c) {
   // No tolerance: fp16's default (allclose, rtol 1e-3), which lets the fp16 sum through.
 }
 
+// ---- alignment ---------------------------------------------------------------------------------------
+enum class pointers { checked, rounded_down, assumed };
+
+// y = 2x, four floats at a time: where the pointers allow it (checked), at the 16-byte boundary below
+// them (rounded down: the classic bug, wrong off the boundary), or as given (assumed: a misaligned
+// vector access, which NVIDIA GPUs refuse).
+template <pointers P>
+__global__ void double_kernel(const float* x, float* y, std::int64_t n) {
+  const bool vectors = P != pointers::checked ||
+                       (reinterpret_cast<std::uintptr_t>(x) % 16 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0);
+  const std::int64_t i = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) * 4;
+  if (i >= n) return;
+  if (vectors && i + 3 < n) {
+    const float* xs = x;
+    float* ys = y;
+    if (P == pointers::rounded_down) {
+      xs = reinterpret_cast<const float*>(reinterpret_cast<std::uintptr_t>(x) & ~std::uintptr_t{15});
+      ys = reinterpret_cast<float*>(reinterpret_cast<std::uintptr_t>(y) & ~std::uintptr_t{15});
+    }
+    const float4 v = *reinterpret_cast<const float4*>(xs + i);
+    *reinterpret_cast<float4*>(ys + i) = make_float4(2 * v.x, 2 * v.y, 2 * v.z, 2 * v.w);
+  } else {
+    for (std::int64_t k = i; k < i + 4 && k < n; ++k) y[k] = 2 * x[k];
+  }
+}
+
+__global__ void double_reference_kernel(const float* x, float* y, std::int64_t n) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) y[i] = 2 * x[i];
+}
+
+template <pointers P>
+void double_case(kbench::kernel_case& c) {
+  const auto n = c.dim("n");
+  auto x = c.input<float>("x", {n});
+  auto y = c.output<float>("y", {n});
+  c.reference([=](hipStream_t s) {
+    hipLaunchKernelGGL(double_reference_kernel, dim3(static_cast<unsigned int>((n + 255) / 256)), dim3(256), 0, s,
+                       x.get(), y.get(), n);
+    KBENCH_HIP_CHECK_LAUNCH();
+  });
+  c.optimized([=](hipStream_t s) {
+    hipLaunchKernelGGL(double_kernel<P>, dim3(static_cast<unsigned int>((n / 4 + 256) / 256)), dim3(256), 0, s, x.get(),
+                       y.get(), n);
+    KBENCH_HIP_CHECK_LAUNCH();
+  });
+  c.tolerance(kbench::tol::exact{});
+}
+
 }  // namespace
+
+TEST_CASE("a kernel correct only for aligned pointers is caught, with the offset named", "[trust]") {
+  const kbench::seed_result checked = check(double_case<pointers::checked>, small);
+  INFO(report_of(checked));
+  CHECK(checked.passed());
+  const kbench::seed_result rounded = check(double_case<pointers::rounded_down>, small);
+  INFO(report_of(rounded));
+  CHECK_FALSE(rounded.passed());
+  CHECK(report_of(rounded).find("! with buffers moved 4 bytes off their alignment (4 bytes for output 'y'), the optimized "
+                                "kernel disagrees with the reference") != std::string::npos);
+}
 
 TEST_CASE("a loss of precision inside the tolerance is caught against the oracle; a reordered sum passes", "[trust]") {
   const kbench::shape s{{"rows", 64}, {"cols", 4096}};
@@ -375,6 +437,19 @@ TEST_CASE("a block reduction missing a barrier is caught at a small grid", "[tru
   }
   INFO(last);
   CHECK(caught == 3);
+}
+
+// Last: a misaligned vector access leaves the device unusable for the rest of the program on NVIDIA.
+TEST_CASE("a misaligned vector access fails the run with the offset named", "[trust][last]") {
+  try {
+    const kbench::seed_result r = check(double_case<pointers::assumed>, small);
+    // Devices that serve unaligned vector accesses (AMD's) compute the right values: that passes.
+    INFO(report_of(r));
+    CHECK(r.passed());
+  } catch (const kbench::hip_error& e) {
+    CHECK(std::string(e.what()).find("with buffers moved 4 bytes off their alignment, the optimized kernel failed") !=
+          std::string::npos);
+  }
 }
 
 int main(int argc, char** argv) {

@@ -204,6 +204,15 @@ class kernel_case {
     oracle_ratio_ = max_ratio;
   }
 
+  // The alignment (in bytes) every buffer's address must have for the optimized kernel: the correctness
+  // run then moves buffers off their alignment only by multiples of it. Without it, kbench also runs the
+  // optimized kernel with buffers 1, 2, 4 and 8 bytes off (those whose element size allows), which break
+  // 4-, 8- and 16-byte vector accesses, and checks its outputs against the reference.
+  void requires_alignment(std::size_t bytes) {
+    if (bytes == 0 || (bytes & (bytes - 1)) != 0 || bytes > 256) fail("requires_alignment() needs a power of two up to 256");
+    required_alignment_ = bytes;
+  }
+
   // The optimized kernel gives the same bits on every run with the same inputs: a run that differs fails
   // (without it, a difference is a note: atomics may reorder a float reduction).
   void deterministic(bool yes = true) { deterministic_ = yes; }
@@ -228,6 +237,7 @@ class kernel_case {
   [[nodiscard]] bool is_deterministic() const { return deterministic_; }
   [[nodiscard]] const host_function& oracle_function() const { return oracle_; }
   [[nodiscard]] double oracle_ratio() const { return oracle_ratio_; }
+  [[nodiscard]] std::size_t required_alignment() const { return required_alignment_; }
   [[nodiscard]] kbench::tolerance tolerance_of(const detail::buffer_slot& out) const {
     if (out.tol) return *out.tol;
     if (case_tolerance_) return *case_tolerance_;
@@ -322,6 +332,7 @@ class kernel_case {
   bool deterministic_ = false;
   host_function oracle_;
   double oracle_ratio_ = 2.0;
+  std::size_t required_alignment_ = 1;
 };
 
 }  // namespace kbench

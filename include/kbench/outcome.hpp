@@ -37,6 +37,7 @@ enum class finding_kind {
   broken_test,         // the tolerance cannot fail
   nondeterministic,    // the optimized kernel gave other bits on the same inputs (fails if the case says deterministic)
   accuracy_loss,       // against the oracle, materially less accurate than the reference
+  misaligned,          // wrong, or failing, with buffers moved off their natural alignment
   timed_launch_wrong,  // the last timed sample disagrees with the reference
   unseen_work,         // work the timed stream did not see: another stream, after the launch returned, skipped calls
   memoization,         // faster on inputs an earlier launch has seen: results reused
@@ -115,6 +116,7 @@ struct finding {
     case finding_kind::broken_test: return "broken_test";
     case finding_kind::nondeterministic: return "nondeterministic";
     case finding_kind::accuracy_loss: return "accuracy_loss";
+    case finding_kind::misaligned: return "misaligned";
     case finding_kind::timed_launch_wrong: return "timed_launch_wrong";
     case finding_kind::unseen_work: return "unseen_work";
     case finding_kind::memoization: return "memoization";

@@ -273,3 +273,24 @@ TEST_CASE("tallies merge to the same result in any order", "[comparison][tally]"
   CHECK(none.clean());
   CHECK(none.first_never_written == kbench::no_index);
 }
+
+TEST_CASE("precision in units of the dtype: equal, 1 and 2 apart, more, and the worst", "[comparison][precision]") {
+  // fp16 values at 1.0: the ulp is 2^-10.
+  const std::vector<std::uint16_t> expected{0x3C00, 0x3C00, 0x3C00, 0x3C00, 0x3C00};
+  const std::vector<std::uint16_t> actual{0x3C00, 0x3C01, 0x3BFF, 0x3C02, 0x3C07};
+  const auto r = kbench::compare({actual.data(), dtype::f16, 5, {}}, {expected.data(), dtype::f16, 5, {}},
+                                 kbench::make_tolerance(kbench::tol::allclose{1e-2, 0.0}));
+  CHECK(r.passed);
+  CHECK(r.ulps_equal == 1);
+  CHECK(r.ulps_one == 2);  // one above, one below
+  CHECK(r.ulps_two == 1);
+  CHECK(r.max_ulps == 7);
+  CHECK(r.allowed_at_max_abs == Approx(1e-2));  // at the worst element, expected 1.0
+  // Against a value in double, 0 ulps means the correctly rounded one.
+  const std::vector<double> exact{1.0 + 0.4 / 1024, 1.0 + 0.6 / 1024};
+  const std::vector<std::uint16_t> rounded{0x3C00, 0x3C00};
+  const auto e = kbench::compare({rounded.data(), dtype::f16, 2, {}}, {exact.data(), dtype::f64, 2, {}},
+                                 kbench::make_tolerance(kbench::tol::ulp{1}));
+  CHECK(e.ulps_equal == 1);  // 1 + 0.4 ulp rounds to 1.0
+  CHECK(e.ulps_one == 1);    // 1 + 0.6 ulp rounds to 1 + 1 ulp
+}

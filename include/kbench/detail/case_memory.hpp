@@ -347,6 +347,13 @@ class case_memory {
     load_->spin.enqueue_wide(load_->stream.get(), seconds, blocks, 256);
   }
 
+  // A launch of `target` on memory of the caller's: `inputs` and `outputs` in declaration order.
+  void launch_at(side target, const std::vector<void*>& inputs, const std::vector<void*>& outputs) {
+    for (std::size_t k = 0; k < inputs_.size(); ++k) inputs_[k].slot->device = inputs[k];
+    for (std::size_t k = 0; k < outputs_.size(); ++k) outputs_[k].slot->device = outputs[k];
+    run_bound(target);
+  }
+
   // Host values bound to the handles for the length of a host reference.
   template <class Compute>
   void with_host_values(std::vector<std::vector<double>>& in_values, std::vector<std::vector<double>>& out_values,

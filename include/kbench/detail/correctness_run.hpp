@@ -13,6 +13,8 @@
 //   compare      every output, on the GPU when large
 //   oracle       with the first seed, when the case declares one: both sides against a host computation
 //                in double; the optimized kernel may not be materially less accurate than the reference
+//   alignment    with the first seed, the optimized kernel again with buffers 1, 2, 4 and 8 bytes off
+//                their alignment (as the case allows): its outputs must still be the reference's
 #pragma once
 
 #include <cstdint>
@@ -250,6 +252,67 @@ inline void check_against_oracle(case_memory& memory, seed_result& r) {
   }
 }
 
+// The optimized kernel with buffers moved `offset` bytes off their natural alignment (those whose element
+// size divides it; the others stay), on the inputs of set 0: its outputs must be the reference's.
+inline void run_misaligned(case_memory& memory, std::size_t offset, seed_result& r) {
+  auto moved = [offset](const buffer_slot& slot) { return offset % info(slot.type).size == 0 ? offset : 0; };
+  std::vector<device_allocation> held;  // each buffer's memory, 16 bytes over
+  std::vector<void*> inputs, outputs;
+  for (input_memory& in : memory.inputs()) {
+    const std::size_t bytes = in.slot->size * info(in.slot->type).size;
+    held.emplace_back(bytes + 16);
+    inputs.push_back(static_cast<unsigned char*>(held.back().data()) + moved(*in.slot));
+    KBENCH_HIP_CHECK(hipMemcpyAsync(inputs.back(), in.memory.data(), bytes, hipMemcpyDeviceToDevice, memory.stream()));
+  }
+  for (output_memory& out : memory.outputs()) {
+    held.emplace_back(out.optimized.bytes() + 16);
+    outputs.push_back(static_cast<unsigned char*>(held.back().data()) + moved(*out.slot));
+    if (out.in_place()) {
+      KBENCH_HIP_CHECK(hipMemcpyAsync(outputs.back(), out.initial.data(), out.optimized.bytes(), hipMemcpyDeviceToDevice,
+                                      memory.stream()));
+    } else {
+      poison(outputs.back(), out.slot->type, out.slot->size, memory.stream());
+    }
+  }
+  const std::string where = fmt::format("with buffers moved {} byte{} off their alignment", offset, offset > 1 ? "s" : "");
+  try {
+    memory.launch_at(side::optimized, inputs, outputs);
+    KBENCH_HIP_CHECK(hipDeviceSynchronize());
+  } catch (const hip_error& e) {
+    // Not a finding to go on from: a misaligned access is a sticky error on NVIDIA, the device unusable.
+    throw hip_error(e.code(), fmt::format("{}, the optimized kernel failed (it needs aligned buffers: declare "
+                                          "requires_alignment(), or check the addresses): {}",
+                                          where, e.what()));
+  }
+  std::vector<output_memory>& outs = memory.outputs();
+  for (std::size_t k = 0; k < outs.size(); ++k) {
+    output_memory& out = outs[k];
+    // Compared from an aligned copy: the device comparison reads 16 bytes at a time.
+    const device_allocation aligned(out.optimized.bytes());
+    KBENCH_HIP_CHECK(hipMemcpyAsync(aligned.data(), outputs[k], out.optimized.bytes(), hipMemcpyDeviceToDevice, memory.stream()));
+    const comparison c =
+        memory.compare_output(out, aligned.data(), memory.has_device_reference() ? out.reference.data() : nullptr);
+    if (!c.passed) {
+      r.problems.push_back({finding_kind::misaligned,
+                            fmt::format("{} ({} bytes for output '{}'), the optimized kernel disagrees with the reference: "
+                                        "{}",
+                                        where, moved(*out.slot), out.slot->name,
+                                        c.reasons.empty() ? std::string("failed") : c.reasons.front())});
+    }
+  }
+}
+
+// Every offset of 1, 2, 4 and 8 bytes that moves some buffer and that the case's required alignment allows.
+inline void check_alignment(case_memory& memory, seed_result& r) {
+  const std::size_t required = memory.declaration().required_alignment();
+  for (const std::size_t offset : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8}}) {
+    if (offset % required != 0) continue;
+    bool moves = false;
+    for (const auto& slot : memory.declaration().buffers()) moves = moves || offset % info(slot->type).size == 0;
+    if (moves) run_misaligned(memory, offset, r);
+  }
+}
+
 // One correctness run at `seed`; `probe_teeth` also proves that the tolerance can fail.
 [[nodiscard]] inline seed_result run_correctness(case_memory& memory, std::uint64_t seed, bool probe_teeth) {
   seed_result r;
@@ -271,6 +334,7 @@ inline void check_against_oracle(case_memory& memory, seed_result& r) {
     r.outputs.push_back({out.slot->name, out.slot->type, out.slot->extents, memory.compare_output(out), {}});
   }
   if (probe_teeth && memory.declaration().oracle_function()) check_against_oracle(memory, r);
+  if (probe_teeth) check_alignment(memory, r);
   return r;
 }
 
