@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "comparison.hpp"
@@ -75,11 +76,15 @@ struct device_reader {
       return true;
     }
   }
-  __device__ static unsigned long long ulps(Word a, Word b) {
-    constexpr unsigned long long sign = 1ull << (8 * sizeof(Word) - 1);
-    const unsigned long long ua = static_cast<unsigned long long>(a) & ((sign << 1) - 1);
-    const unsigned long long ub = static_cast<unsigned long long>(b) & ((sign << 1) - 1);
-    const unsigned long long ma = ua & ~sign, mb = ub & ~sign;
+  // The ulps arithmetic in the narrowest unsigned type that holds it: 32 bits up to 4-byte words (the
+  // distance through zero of two 32-bit magnitudes is below 2^32), 64 above.
+  using distance = std::conditional_t<(sizeof(Word) <= 4), unsigned int, unsigned long long>;
+  __device__ static distance ulps(Word a, Word b) {
+    constexpr distance sign = distance{1} << (8 * sizeof(Word) - 1);
+    constexpr distance mask = sign | (sign - 1);
+    const distance ua = static_cast<distance>(a) & mask;
+    const distance ub = static_cast<distance>(b) & mask;
+    const distance ma = ua & ~sign, mb = ub & ~sign;
     const bool na = (ua & sign) && ma != 0, nb = (ub & sign) && mb != 0;
     if (na == nb) return ma > mb ? ma - mb : mb - ma;
     return ma + mb;
@@ -170,8 +175,15 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
     for (int k = 0; k < G; ++k) compare_element<R>(t, first + k, sa[k], se[k], poison, c);
     return;
   }
+  using distance = typename R::distance;
   double abs_err[G], magnitude[G];
   double group_max = 0.0;
+  distance group_max_ulps = 0;
+  unsigned int equal = 0, one = 0, two = 0;
+  // The ulp rule's bound in the same width (a bound beyond it admits every distance).
+  const distance max_ulps = c.rules.max_ulps >= static_cast<unsigned long long>(~distance{0})
+                                ? ~distance{0}
+                                : static_cast<distance>(c.rules.max_ulps);
   bool rel_candidate = t.max_rel < 0.0;  // the first group: its first element sets the maximum
   unsigned int failed = 0;
   const double rel_threshold = t.max_rel * (1.0 - 1e-12);
@@ -181,9 +193,12 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
     const double d = a - e;
     abs_err[k] = fabs(d);
     magnitude[k] = fabs(e);
-    const unsigned long long ulps = R::ulps(sa[k], se[k]);
-    t.count_ulps(ulps);
-    bool ok = (a == e || !c.rules.exact) && ulps <= c.rules.max_ulps;
+    const distance ulps = R::ulps(sa[k], se[k]);
+    equal += ulps == 0;
+    one += ulps == 1;
+    two += ulps == 2;
+    group_max_ulps = ulps > group_max_ulps ? ulps : group_max_ulps;
+    bool ok = (a == e || !c.rules.exact) && ulps <= max_ulps;
 #pragma unroll
     for (int w = 0; w < max_device_rules; ++w) {
       if (w < c.rules.within_count) ok = ok && abs_err[k] <= c.rules.atol[w] + c.rules.rtol[w] * magnitude[k];
@@ -198,6 +213,8 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
   }
   t.mismatches += failed;
   t.finite_pairs += G;
+  t.ulps_equal += equal, t.ulps_one += one, t.ulps_two += two;
+  if (group_max_ulps > t.max_ulps) t.max_ulps = group_max_ulps;
   if (group_max > t.max_abs) {
 #pragma unroll
     for (int k = 0; k < G; ++k) {

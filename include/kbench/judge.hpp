@@ -75,7 +75,7 @@ inline void judge_memoization(timing_result& t) {
   if (t.seen_launch < 0.8 * t.fresh_launch && t.fresh_launch - t.seen_launch > 1e-6) {
     add(t, finding_kind::memoization,
         fmt::format("the optimized kernel takes {} on inputs an earlier launch has seen and {} on fresh ones (cold, "
-                    "median of 15 each): it reuses results of earlier launches; kbench timed fresh inputs only",
+                    "medians): it reuses results of earlier launches; kbench timed fresh inputs only",
                     format_duration(t.seen_launch), format_duration(t.fresh_launch)));
   }
 }

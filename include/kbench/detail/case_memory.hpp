@@ -299,10 +299,12 @@ class case_memory {
     }
   }
 
-  // Poisons every output of `target`, re-arms its guards, and restores its in-place buffers.
+  // Poisons every output of `target`, re-arms its guards, and restores its in-place buffers; waits for
+  // that, so that a kernel working on some other stream cannot race it (correctness runs are not timed).
   void prepare_outputs(side target) {
     for (output_memory& out : outputs_) out.memory(target).prepare(out.slot->type, out.slot->size, stream());
     restore_in_place(target);
+    synchronize();
   }
 
   // Runs one launch of `target` on input set `set`, with every handle bound to that side's memory for

@@ -305,7 +305,7 @@ class timing_run {
       optimized_events_.stop.synchronize();
       into.push_back(optimized_events_.seconds());
     };
-    for (int i = 0; i < 15; ++i) {
+    for (int i = 0; i < seen_pairs; ++i) {
       redraw(true);
       single(fresh);
       single(seen);
@@ -323,6 +323,8 @@ class timing_run {
     t_.launch_wall = launch_wall_time([&] { memory_.restore_working(side::optimized, 1); },
                                       [&] { memory_.launch_timed(side::optimized, 0); });
   }
+
+  static constexpr int seen_pairs = 9;  // fresh and seen cold launches, alternately
 
   [[nodiscard]] static double seconds_since(clock::time_point start) {
     return std::chrono::duration<double>(clock::now() - start).count();
