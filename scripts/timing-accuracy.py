@@ -71,7 +71,7 @@ if ncu:
     for name, kernel, case_filter in (("copy", "copy_kernel", BIG_COPY), ("tiny", "tiny_kernel", "tiny")):
         r, _ = run([ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--csv", "-k",
                     f"regex:{kernel}", "-c", "40", os.path.join(tests, "timing_test"), "perf",
-                    f"--benchmark_filter=^{case_filter}$", "--max-time", "0.2", "--warmup", "2", "--iterations", "30"],
+                    f"--benchmark_filter=^{case_filter}(/|$)", "--max-time", "0.2", "--warmup", "2", "--iterations", "30"],
                    f"ncu-{name}.log", timeout=290)
         text = r.stdout[r.stdout.find('"ID"'):] if '"ID"' in r.stdout else ""
         for record in csv.DictReader(io.StringIO(text)):
@@ -167,7 +167,7 @@ for case_filter, name, extra in (("copy/floats=1048576", "4 MiB copy", ("--timin
     if name == "4 MiB copy":
         _, case, _ = kbench("timing_test", case_filter, "rotation-4MiB-cold", "--timing", "cold")
         medians["cold"] = (case["timing"]["optimized"]["median"], case["timing"]["input_sets"])
-    rows.append((f"{name}, {extra[1]}: one input set / 2 / beyond the cache" + (" / cold" if "cold" in medians else ""),
+    rows.append((f"{name}, {extra[1]}: --input-sets 1 / auto / beyond-cache" + (" / cold" if "cold" in medians else ""),
                  " / ".join(f"{us(m):.2f}" for m, _ in medians.values()) + " us",
                  "sets " + " / ".join(str(k) for _, k in medians.values()), "-", "report", "-"))
 
