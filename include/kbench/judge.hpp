@@ -128,8 +128,8 @@ inline void judge_plausibility(timing_result& t, const judging_context& c) {
 inline void judge_method(timing_result& t) {
   if (t.input_sets < t.input_sets_wanted) {
     add(t, finding_kind::note,
-        fmt::format("inputs rotate among {} set(s), not {}: {} sets of {:.4g} MiB would take more than a quarter of "
-                    "the free device memory",
+        fmt::format("{} input set(s) drawn before each sample, not {}: {} sets of {:.4g} MiB, each held twice, would "
+                    "take more than a quarter of the free device memory",
                     t.input_sets, t.input_sets_wanted, t.input_sets_wanted, t.input_set_bytes / 1048576.0));
   }
   if (!t.precise) {

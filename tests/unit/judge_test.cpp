@@ -179,7 +179,7 @@ TEST_CASE("notes say how the samples were taken, and never fail", "[judge]") {
   t.input_set_bytes = 4.0 * 1048576;
   kbench::judge_timing(t, h200());
   CHECK_FALSE(t.flagged());
-  CHECK(has(t, finding_kind::note, "inputs rotate among 3 set(s), not 64"));
+  CHECK(has(t, finding_kind::note, "3 input set(s) drawn before each sample, not 64"));
   CHECK(has(t, finding_kind::note, "stopped before the medians were known to +-0.5%"));
   CHECK(kbench::texts(t.findings).empty());
   CHECK(kbench::texts(t.findings, false).size() == 2);

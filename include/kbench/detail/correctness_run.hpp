@@ -14,7 +14,8 @@
 //   oracle       with the first seed, when the case declares one: both sides against a host computation
 //                in double; the optimized kernel may not be materially less accurate than the reference
 //   alignment    with the first seed, the optimized kernel again with buffers 1, 2, 4 and 8 bytes off
-//                their alignment (as the case allows): its outputs must still be the reference's
+//                their alignment (as the case allows): its outputs must still be the reference's; then
+//                once more on set 0's buffers, which the run's last launch always uses
 #pragma once
 
 #include <cstdint>
