@@ -197,7 +197,18 @@ function(_kbench_main_target out_var)
   set(${out_var} kbench_main PARENT_SCOPE)
 endfunction()
 
-function(kbench_add_kernel_test name)
+# A macro, so that it runs in the scope of the directory that calls it: there, on the NVIDIA platform, it
+# enables CUDA when kbench enabled it only in its own directory (add_subdirectory(kbench) from a project
+# of CXX alone), since enable_language() must run at file scope in the directory whose targets compile
+# the language. The work is done by a function.
+macro(kbench_add_kernel_test)
+  if(KBENCH_GPU_PLATFORM STREQUAL "nvidia" AND NOT CMAKE_CUDA_COMPILE_OBJECT)
+    enable_language(CUDA)
+  endif()
+  _kbench_add_kernel_test(${ARGV})
+endmacro()
+
+function(_kbench_add_kernel_test name)
   cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;INCLUDE_DIRECTORIES;LIBRARIES;LABELS" ${ARGN})
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "kbench_add_kernel_test(${name}): give SOURCES")

@@ -4,7 +4,8 @@
 #      the same under ASan and UBSan; the libFuzzer targets for a bounded time (clang)
 #   2. the AMD build (hipcc, GPU_TARGETS gfx906;gfx90a): every kernel, test and example, then ctest
 #   3. the NVIDIA build (nvcc, sm_90) when nvcc is present: the same
-#   4. an out-of-tree consumer through find_package, add_subdirectory and a plain copy
+#   4. an out-of-tree consumer through find_package, add_subdirectory and a plain copy, for AMD and (with
+#      nvcc) NVIDIA
 # Without a GPU the kernel tests report "skipped" with their reason; with one, they run.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -45,9 +46,15 @@ else
   say "3/4 NVIDIA build: not run (no nvcc on this machine)"
 fi
 
-say "4/4 consumers: find_package, add_subdirectory, copy"
+say "4/4 consumers: find_package, add_subdirectory, copy (AMD)"
 "$KBENCH_ROOT/tests/consumer/run.sh" "$KBENCH_BUILD/consumer" 2>&1 | tee "$KBENCH_BUILD/consumer.log"
-tally_ctest "$KBENCH_BUILD/consumer.log" "consumer (find_package, add_subdirectory, copy)"
+tally_ctest "$KBENCH_BUILD/consumer.log" "consumer, AMD (find_package, add_subdirectory, copy)"
+if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
+  say "4/4 consumers: find_package, add_subdirectory, copy (NVIDIA)"
+  CUDACXX="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" KBENCH_CONSUMER_PLATFORM=nvidia \
+    "$KBENCH_ROOT/tests/consumer/run.sh" "$KBENCH_BUILD/consumer-nvidia" 2>&1 | tee "$KBENCH_BUILD/consumer-nvidia.log"
+  tally_ctest "$KBENCH_BUILD/consumer-nvidia.log" "consumer, NVIDIA (find_package, add_subdirectory, copy)"
+fi
 
 say "all tests passed in $(( $(date +%s) - started )) s; what ran, build by build:"
 print_tally
