@@ -1,8 +1,9 @@
 // kbench/detail/case_memory.hpp: the device memory of one case at one shape, and what is done to it
 // between launches. Each input has set 0 (the one every check runs on, with a pristine copy) and, while
-// timing, sets 1.. drawn from seeds that follow set 0's; each output has the reference's and the
-// optimized kernel's own guarded buffers and, for in-place buffers, the drawn values every run starts
-// from. Handles are bound to one side and one input set only for the length of a launch.
+// timing, sets 1.. drawn anew before every sample; each output has the reference's and the optimized
+// kernel's own guarded buffers and, for in-place buffers, the drawn values every run starts from (and,
+// while timing, a working copy per launch). Handles are bound to one side and one input set only for the
+// length of a launch; the correctness run's shake and the moved-buffer runs use this memory too.
 #pragma once
 
 #include <cstddef>
