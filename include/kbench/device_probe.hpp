@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -20,6 +22,18 @@ namespace kbench {
 
 namespace detail {
 
+// What is missing when the runtime finds no device, in plain words: the driver, or the device node (the
+// runtime's own word on it is kept, after).
+inline std::string missing_gpu(hipError_t status) {
+  const std::string runtime = fmt::format("hipGetDeviceCount reports {} ({})", hipGetErrorName(status), hipGetErrorString(status));
+#if defined(KBENCH_PLATFORM_NVIDIA)
+  if (!std::ifstream("/proc/driver/nvidia/version").good()) return "no GPU: no NVIDIA driver on this machine; " + runtime;
+#else
+  if (!std::ifstream("/dev/kfd").good()) return "no GPU: no AMD GPU (no /dev/kfd); " + runtime;
+#endif
+  return "no GPU: " + runtime;
+}
+
 inline gpu_info probe_gpu(int device) {
   gpu_info g;
   g.device = device;
@@ -28,7 +42,7 @@ inline gpu_info probe_gpu(int device) {
   const hipError_t status = hipGetDeviceCount(&count);
   if (status != hipSuccess) {
     (void)hipGetLastError();
-    g.reason = fmt::format("no GPU: hipGetDeviceCount reports {} ({})", hipGetErrorName(status), hipGetErrorString(status));
+    g.reason = missing_gpu(status);
     return g;
   }
   if (count == 0) {

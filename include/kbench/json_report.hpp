@@ -4,7 +4,7 @@
 //
 // Schema "kbench-results/1" (every key always present; numbers that are not finite are the strings
 // "inf", "-inf" or "nan"; absent values are null):
-//   schema, kbench_version, mode ("correctness" | "perf"), compiler,
+//   schema, kbench_version, mode ("correctness" | "perf"), compiler, optimized_build (the GPU code had -O),
 //   device {usable, reason, ordinal, platform, name, arch, multiprocessors, wave_size, memory_bytes, l2_bytes,
 //           open_seconds (host time to start the runtime and open the device)},
 //   options {warmup, iterations},
@@ -206,6 +206,7 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
       {"kbench_version", run.kbench_version},
       {"mode", std::string(to_string(run.mode))},
       {"compiler", run.compiler},
+      {"optimized_build", run.optimized_build},
       {"device",
        {{"usable", g.usable}, {"reason", g.reason}, {"ordinal", g.device}, {"platform", g.platform}, {"name", g.name},
         {"arch", g.arch}, {"multiprocessors", g.multiprocessors}, {"wave_size", g.wave_size},

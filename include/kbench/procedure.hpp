@@ -27,6 +27,9 @@ class case_instance;  // runner.hpp
 // The compiler of the program's GPU code, in words ("nvcc 13.0.48, host gcc 12.2.0").
 [[nodiscard]] std::string gpu_compiler();
 
+// Whether the program's GPU code was compiled with optimization (CMake's default build type has none).
+[[nodiscard]] bool gpu_code_optimized();
+
 // The device of the program, probed on first use (a missing GPU is an answer, not an error).
 [[nodiscard]] const gpu_info& open_gpu(int device);
 

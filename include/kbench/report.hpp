@@ -177,6 +177,10 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
   std::string out = fmt::format("\nkbench perf on {} ({}, {} compute units); warm-up {} launches and {:g} s; at least {} "
                                 "samples\n",
                                 g.name, g.arch, g.multiprocessors, run.warmup, run.warmup_time, run.iterations);
+  if (!run.optimized_build) {
+    out += "warning: this program was built without optimization (no CMAKE_BUILD_TYPE, or Debug): its timings do "
+           "not show what the kernels do in a release build; configure with -DCMAKE_BUILD_TYPE=Release\n";
+  }
   out += fmt::format("once per program: opening the device took {}, measuring the copy bandwidth and timer floor {}\n",
                      format_duration(g.open_seconds), format_duration(run.ceilings_seconds));
   if (run.copy) {

@@ -155,6 +155,7 @@ struct run_record {
   run_mode mode = run_mode::correctness;
   std::string kbench_version;
   std::string compiler;
+  bool optimized_build = true;  // the GPU translation unit was compiled with optimization (__OPTIMIZE__)
   gpu_info device;
   int warmup = 0;
   double warmup_time = 0.0;

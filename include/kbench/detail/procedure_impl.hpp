@@ -28,6 +28,14 @@ std::string gpu_compiler() {
   return c;
 }
 
+bool gpu_code_optimized() {
+#if defined(__OPTIMIZE__)
+  return true;
+#else
+  return false;
+#endif
+}
+
 const gpu_info& open_gpu(int device) { return gpu(device); }
 
 const device_ceilings& device_ceilings_once() { return measured_ceilings(); }

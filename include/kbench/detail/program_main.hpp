@@ -85,6 +85,7 @@ int run_main(int argc, char** argv) {
     run_record& run = detail::journal();
     run.kbench_version = version;
     run.compiler = detail::gpu_compiler();
+    run.optimized_build = detail::gpu_code_optimized();
     run.warmup = options.warmup;
     run.warmup_time = options.warmup_time;
     run.iterations = options.iterations;
