@@ -86,6 +86,7 @@ inline int ctest_resource_gpu(int fallback) {
   CLI::App app{"kbench: checks an optimized kernel against its reference, then times both"};
   app.allow_extras();
   app.set_help_flag();  // --help goes to Catch2 / Google Benchmark too; `kbench list` shows the cases
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // see parse() below
   std::string mode;
   std::string seeds;
   app.add_option("mode", mode, "correctness | perf | list")->required();
@@ -132,8 +133,20 @@ inline int ctest_resource_gpu(int fallback) {
       ->check(CLI::Range(0.0, 1e18));
   app.add_flag("--require-gpu", o.require_gpu, "fail, instead of skipping, when no GPU is usable")
       ->envname("KBENCH_REQUIRE_GPU");
+  // Every environment variable enters as an option placed before the command line's, whose value is
+  // taken last and so wins: environment values meet the same checks as options in every CLI11 version
+  // (2.4 and later skip an environment value that does not parse, instead of failing).
+  std::vector<std::string> args{argc > 0 ? argv[0] : "kbench"};
+  for (const CLI::Option* option : app.get_options()) {
+    const std::string variable = option->get_envname();
+    const char* value = variable.empty() ? nullptr : std::getenv(variable.c_str());
+    if (value && !option->get_lnames().empty()) args.push_back("--" + option->get_lnames().front() + "=" + value);
+  }
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  std::vector<const char*> pointers;
+  for (const std::string& a : args) pointers.push_back(a.c_str());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(pointers.size()), pointers.data());
   } catch (const CLI::ParseError& e) {
     std::string what = e.what();
     if (what.empty()) what = e.get_name();
