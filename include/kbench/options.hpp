@@ -21,10 +21,10 @@
 
 namespace kbench {
 
-// How many input sets the timed launches rotate among (timing_plan.hpp): a count, or one of these.
-inline constexpr int input_sets_auto = 0;           // 2: consecutive launches never see the same inputs
+// How many input sets are drawn anew before each timed sample (timing_plan.hpp): a count, or one of these.
+inline constexpr int input_sets_auto = 0;           // those a sample reads: 1, or 1 per launch of a batch
 inline constexpr int input_sets_beyond_cache = -1;  // enough that together they fill the cold flush (at least
-                                                    // 256 MiB): hot launches read their inputs from memory
+                                                    // 256 MiB): the first, which a sample reads, leaves the cache
 
 struct run_options {
   run_mode mode = run_mode::correctness;
@@ -41,7 +41,7 @@ struct run_options {
   double warmup_time = 0.02;         // and warm up for at least this long (clocks ramp up)
   double flush_mib = 0.0;            // cold mode's cache flush; 0: max(256 MiB, 4 x L2)
   double batch_below_us = 10.0;      // automatic mode batches kernels shorter than this
-  int input_sets = input_sets_auto;  // input sets the timed launches rotate among
+  int input_sets = input_sets_auto;  // input sets drawn anew before each timed sample
   std::string json_path;             // write the results as JSON here
   double max_elements = 0.0;         // run only shapes whose buffers hold at most this many elements (0: all)
   std::vector<std::string> passthrough;  // for Catch2 (correctness) or Google Benchmark (perf)
@@ -125,7 +125,7 @@ inline int ctest_resource_gpu(int fallback) {
       ->check(CLI::Range(0.0, 1e6));
   std::string input_sets = "auto";
   app.add_option("--input-sets", input_sets,
-                 "input sets the timed launches rotate among: auto (2), beyond-cache, or a count")
+                 "input sets drawn anew before each sample: auto (1, or 1 per launch of a batch), beyond-cache, or a count")
       ->envname("KBENCH_INPUT_SETS");
   app.add_option("--json", o.json_path, "write the results as JSON to this file")->envname("KBENCH_JSON");
   app.add_option("--max-elements", o.max_elements, "run only shapes with at most this many elements in all buffers")

@@ -77,7 +77,7 @@ struct timing_result {
   std::string method;                     // how the samples were taken, in words
   int launches_per_sample = 1;            // batch mode times this many launches per event pair
   int warmup = 0;                         // warm-up launches of each kernel
-  int input_sets = 1;                     // input sets the timed launches rotated among
+  int input_sets = 1;                     // input sets drawn anew before every sample
   int input_sets_wanted = 1;              // what the options asked for (more than input_sets: memory ran short)
   double input_set_bytes = 0.0;           // bytes of one set (inputs and in-place buffers)
   sample_stats optimized;                 // seconds per launch
