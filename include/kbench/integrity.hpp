@@ -139,17 +139,6 @@ inline void add_fingerprint(const void* data, std::size_t bytes, unsigned long l
   KBENCH_HIP_CHECK_LAUNCH();
 }
 
-// The fingerprint of `bytes` (a multiple of 4) of device memory; synchronises `stream`.
-[[nodiscard]] inline std::uint64_t fingerprint(const void* data, std::size_t bytes, hipStream_t stream) {
-  const device_buffer<unsigned long long> sum(1);
-  KBENCH_HIP_CHECK(hipMemsetAsync(sum.data(), 0, sizeof(unsigned long long), stream));
-  add_fingerprint(data, bytes, sum.data(), stream);
-  unsigned long long result = 0;
-  KBENCH_HIP_CHECK(hipMemcpyAsync(&result, sum.data(), sizeof result, hipMemcpyDeviceToHost, stream));
-  KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
-  return result;
-}
-
 // How many 4-byte words differ between `a` and `b` (`bytes`, a multiple of 4, of device memory), and the
 // byte offset of the first (0 when none); synchronises `stream`.
 [[nodiscard]] inline std::size_t count_differing_words(const void* a, const void* b, std::size_t bytes,

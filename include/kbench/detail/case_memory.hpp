@@ -204,9 +204,8 @@ class case_memory {
         out.working(target).prepare(dtype::u8, out.timed.bytes(), stream());  // arms the guards
       }
     }
-    fingerprint_sums_ = device_buffer<unsigned long long>(2 * inputs_.size() + 1);
+    fingerprint_sums_ = device_buffer<unsigned long long>(2 * inputs_.size() + 1);  // + 1: never empty
     KBENCH_HIP_CHECK(hipMemsetAsync(fingerprint_sums_.data(), 0, fingerprint_sums_.bytes(), stream()));
-    timed_sets_ = count;
     for_each_drawn([&](const buffer_slot& slot, std::size_t stream_id, set_block& timed, set_block& source) {
       (void)timed;
       fill_random(source.data(), slot.type, source.bytes() / info(slot.type).size, slot.init, draw_seed(~0ull), stream_id,
@@ -217,10 +216,7 @@ class case_memory {
   void release_timed_sets() {
     for (input_memory& in : inputs_) in.timed = {}, in.source = {};
     for (output_memory& out : outputs_) out.timed = {}, out.source = {}, out.working_reference = {}, out.working_optimized = {};
-    timed_sets_ = 0;
   }
-
-  [[nodiscard]] int timed_sets() const { return timed_sets_; }
 
   // Every input set of the timed launches drawn anew, outside any timed region, so that no timed launch
   // reads inputs an earlier launch has seen (draw > 0 numbers the draws). Fresh: from the generator,
@@ -467,7 +463,6 @@ class case_memory {
   kbench::stream stream_;
   std::optional<device_load> load_;
   std::uint64_t seed_ = 0;  // of input set 0
-  int timed_sets_ = 0;
   device_buffer<unsigned long long> fingerprint_sums_;  // per input: as drawn, after the launches
   std::vector<input_memory> inputs_;
   std::vector<output_memory> outputs_;

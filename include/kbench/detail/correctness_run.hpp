@@ -133,23 +133,38 @@ inline void run_device_reference(case_memory& memory, std::vector<finding>& prob
   return values;
 }
 
-// The host reference on input set `set`: inputs as double, outputs starting as a sentinel that must be
-// overwritten (in-place buffers as drawn); its results become the expected values, in fp64.
-inline void run_host_reference(case_memory& memory, std::vector<finding>& problems, int set = 0) {
+[[nodiscard]] inline double sentinel_value() {
+  double sentinel;
+  std::memcpy(&sentinel, &host_reference_sentinel, sizeof sentinel);
+  return sentinel;
+}
+
+// A host function (the host reference, or the oracle) on input set `set`: inputs as double, outputs
+// starting as a sentinel that must be overwritten (in-place buffers as drawn). Returns the outputs' values.
+[[nodiscard]] inline std::vector<std::vector<double>> compute_on_host(case_memory& memory, int set,
+                                                                      const host_function& compute) {
   std::vector<input_memory>& inputs = memory.inputs();
   std::vector<output_memory>& outputs = memory.outputs();
   std::vector<std::vector<double>> in_values(inputs.size()), out_values(outputs.size());
   for (std::size_t k = 0; k < inputs.size(); ++k) in_values[k] = host_values(case_memory::input_data(inputs[k], set), *inputs[k].slot);
-  double sentinel;
-  std::memcpy(&sentinel, &host_reference_sentinel, sizeof sentinel);
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     if (outputs[k].in_place()) {
       out_values[k] = host_values(case_memory::initial_data(outputs[k], set), *outputs[k].slot);
     } else {
-      out_values[k].assign(outputs[k].slot->size, sentinel);
+      out_values[k].assign(outputs[k].slot->size, sentinel_value());
     }
   }
-  memory.with_host_values(in_values, out_values, memory.declaration().host_reference_function());
+  memory.with_host_values(in_values, out_values, compute);
+  return out_values;
+}
+
+// The host reference on input set `set`; its results become the expected values, in fp64.
+inline void run_host_reference(case_memory& memory, std::vector<finding>& problems, int set = 0) {
+  std::vector<input_memory>& inputs = memory.inputs();
+  std::vector<output_memory>& outputs = memory.outputs();
+  const std::vector<std::vector<double>> out_values =
+      compute_on_host(memory, set, memory.declaration().host_reference_function());
+  const double sentinel = sentinel_value();
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     output_memory& out = outputs[k];
     std::size_t unassigned = 0;
@@ -213,17 +228,10 @@ inline void rerun_and_match(case_memory& memory, const output_bits& held, bool l
   }
 }
 
-// Both sides against the oracle on input set 0: a host computation in double, bound like a host reference.
+// Both sides against the oracle on input set 0: a host computation in double, run as a host reference is.
 inline void check_against_oracle(case_memory& memory, seed_result& r) {
-  std::vector<input_memory>& inputs = memory.inputs();
   std::vector<output_memory>& outputs = memory.outputs();
-  std::vector<std::vector<double>> in_values(inputs.size()), out_values(outputs.size());
-  for (std::size_t k = 0; k < inputs.size(); ++k) in_values[k] = host_values(inputs[k].memory.data(), *inputs[k].slot);
-  for (std::size_t k = 0; k < outputs.size(); ++k) {
-    out_values[k] = outputs[k].in_place() ? host_values(outputs[k].initial.data(), *outputs[k].slot)
-                                          : std::vector<double>(outputs[k].slot->size, std::nan(""));
-  }
-  memory.with_host_values(in_values, out_values, memory.declaration().oracle_function());
+  const std::vector<std::vector<double>> out_values = compute_on_host(memory, 0, memory.declaration().oracle_function());
   const double ratio = memory.declaration().oracle_ratio();
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     output_memory& out = outputs[k];
