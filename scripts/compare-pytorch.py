@@ -80,7 +80,7 @@ def h(*shape, dtype=torch.float16, lo=-1.0, hi=1.0):
 R, C = 16384, 8192
 ops = []  # (label, program, kbench filter, torch callable)
 x, w = h(R, C, lo=-2, hi=2), h(C, lo=0.5, hi=1.5)
-ops.append(("rmsnorm fp16", "rmsnorm_test", "rmsnorm/rows=16384 cols=8192", lambda: rms_norm(x, w)))
+ops.append(("rmsnorm fp16", "rmsnorm_test", "rmsnorm/rows=16384/cols=8192", lambda: rms_norm(x, w)))
 res = h(R, C)
 
 
@@ -90,7 +90,7 @@ def add_rms():
     return rms_norm(hsum, w)
 
 
-ops.append(("add+rmsnorm fp16", "add_rmsnorm_fp16_test", "rows=16384 cols=8192", add_rms))
+ops.append(("add+rmsnorm fp16", "add_rmsnorm_fp16_test", "rows=16384/cols=8192", add_rms))
 xb, resb, wb = x.bfloat16(), res.bfloat16(), w.bfloat16()
 
 
@@ -100,12 +100,12 @@ def add_rms_bf16():
     return rms_norm(hsum, wb)
 
 
-ops.append(("add+rmsnorm bf16", "add_rmsnorm_bf16_test", "rows=16384 cols=8192", add_rms_bf16))
+ops.append(("add+rmsnorm bf16", "add_rmsnorm_bf16_test", "rows=16384/cols=8192", add_rms_bf16))
 sx = torch.randn(4096, 32768, device=dev).mul(4).add(100).half()
-ops.append(("softmax fp16", "softmax_test", "rows=4096 cols=32768", lambda: torch.softmax(sx, dim=-1)))
+ops.append(("softmax fp16", "softmax_test", "rows=4096/cols=32768", lambda: torch.softmax(sx, dim=-1)))
 W, xv = h(28672, 8192), h(8192)
-ops.append(("gemv fp16", "gemv_test", "n=28672 k=8192", lambda: torch.mv(W, xv)))
-ops.append(("gemv fp16 (4096 x 14336)", "gemv_test", "n=14336 k=4096", (lambda W2, x2: (lambda: torch.mv(W2, x2)))(h(14336, 4096), h(4096))))
+ops.append(("gemv fp16", "gemv_test", "n=28672/k=8192", lambda: torch.mv(W, xv)))
+ops.append(("gemv fp16 (4096 x 14336)", "gemv_test", "n=14336/k=4096", (lambda W2, x2: (lambda: torch.mv(W2, x2)))(h(14336, 4096), h(4096))))
 big = torch.rand(1 << 28, device=dev) + 0.5
 ops.append(("reduce_sum fp32", "reduce_sum_test", "reduce_sum<2>/n=268435456", lambda: big.sum()))
 T, HQ, HK, D = 16384, 32, 8, 128
@@ -116,12 +116,12 @@ ops.append(("rope neox fp16", "rope_fp16_test", "tokens=16384", lambda: rope_neo
 qb, kb = q.bfloat16(), k.bfloat16()
 ops.append(("rope gptj bf16", "rope_bf16_test", "tokens=16384", lambda: rope_gptj(qb, kb, pos, cos, sin)))
 qx = torch.randn(R, C, device=dev).mul(2).half()
-ops.append(("quant int8", "quant_int8_test", "rows=16384 cols=8192", lambda: quant(qx, 127.0, torch.int8)))
-ops.append(("quant fp8 e4m3", "quant_fp8_test", "rows=16384 cols=8192", lambda: quant(qx, 448.0, torch.float8_e4m3fn)))
+ops.append(("quant int8", "quant_int8_test", "rows=16384/cols=8192", lambda: quant(qx, 127.0, torch.int8)))
+ops.append(("quant fp8 e4m3", "quant_fp8_test", "rows=16384/cols=8192", lambda: quant(qx, 448.0, torch.float8_e4m3fn)))
 logits = torch.randn(512, 128256, device=dev) * 4
-ops.append(("argmax fp32", "argmax_fp32_test", "batch=512 vocab=128256", lambda: torch.argmax(logits, dim=-1)))
+ops.append(("argmax fp32", "argmax_fp32_test", "batch=512/vocab=128256", lambda: torch.argmax(logits, dim=-1)))
 logits16 = (torch.rand(1024, 128256, device=dev) * 16 - 8).half()
-ops.append(("argmax fp16", "argmax_fp16_test", "batch=1024 vocab=128256", lambda: torch.argmax(logits16, dim=-1)))
+ops.append(("argmax fp16", "argmax_fp16_test", "batch=1024/vocab=128256", lambda: torch.argmax(logits16, dim=-1)))
 
 rows = []
 for label, program, case_filter, fn in ops:

@@ -12,13 +12,18 @@ gpu=$(detect_gpu)
 export KBENCH_REQUIRE_GPU=1  # on a GPU machine, a GPU test that cannot run is a failure
 
 # Correctness, then timing (which checks correctness again before it times anything); both always run.
+# One test per GPU at a time, over every GPU present: CTest hands each test a GPU from the resource spec
+# (scripts/resource-spec.sh), and the test's JSON names it (device.ordinal, assigned_by, pci_bus_id).
 run_on_gpu() {
-  local dir=$1 correctness=0 perf=0
-  say "correctness on the $gpu GPU"
-  run_ctest "$dir" -L correctness --verbose > "$reports/correctness.log" 2>&1 || correctness=$?
+  local dir=$1 correctness=0 perf=0 gpus
+  "$KBENCH_ROOT/scripts/resource-spec.sh" "$reports/gpus.json"
+  gpus=$(grep -c '"id"' "$reports/gpus.json")
+  set -- --resource-spec-file "$reports/gpus.json" -j "$gpus"
+  say "correctness on the $gpu GPU(s)"
+  run_ctest "$dir" -L correctness --verbose "$@" > "$reports/correctness.log" 2>&1 || correctness=$?
   grep -E "^[0-9]+: (PASS|FAIL) |^[0-9]+: +(!|-) |Test +#|tests passed|FAILED" "$reports/correctness.log" || true
-  say "timing on the $gpu GPU"
-  run_ctest "$dir" -L perf --verbose > "$reports/perf.log" 2>&1 || perf=$?
+  say "timing on the $gpu GPU(s)"
+  run_ctest "$dir" -L perf --verbose "$@" > "$reports/perf.log" 2>&1 || perf=$?
   sed -n '/kbench perf on/,/^[0-9]*: *$/p' "$reports/perf.log" | sed 's/^[0-9]*: //'
   grep -E "Test +#|tests passed|FAIL" "$reports/perf.log" || true
   say "full reports in $reports (correctness exit $correctness, perf exit $perf)"

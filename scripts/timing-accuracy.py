@@ -106,7 +106,7 @@ for label, case, key, field, target in (
 # 2. Ten independent runs ----------------------------------------------------------------------------
 for program, case_filter, label in (() if "repeats" in skip else
                                     (("timing_test", BIG_COPY, "copy kernel"),
-                                     ("rmsnorm_test", "rows=16384 cols=8192", "rmsnorm v2 16384x8192"))):
+                                     ("rmsnorm_test", "rows=16384/cols=8192", "rmsnorm v2 16384x8192"))):
     medians, verdicts = [], []
     for i in range(10):
         _, case, _ = kbench(program, case_filter, f"repeat-{program}-{i}")
@@ -172,7 +172,7 @@ for case_filter, name, extra in (("copy/floats=1048576", "4 MiB copy", ("--timin
                  "sets " + " / ".join(str(k) for _, k in medians.values()), "-", "report", "-"))
 
 # 6. Wall time of a default perf run of one case ------------------------------------------------------
-doc, case, process_wall = kbench("rmsnorm_test", "rows=16384 cols=8192", "wall")
+doc, case, process_wall = kbench("rmsnorm_test", "rows=16384/cols=8192", "wall")
 t = case["timing"]
 timed = t["optimized"]["count"] * (t["optimized"]["mean"] + (t["reference"]["mean"] if t["reference"] else 0.0))
 limit = 1.3 * timed + 0.2

@@ -10,7 +10,10 @@
 //   precision     an rmsnorm that sums its squares in fp16, inside the default fp16 tolerance, against a
 //                 double-precision oracle; a correct reordering of the sum must pass
 //   alignment     a vectorised kernel that rounds its pointers down to 16 bytes, and one that assumes them
-//                aligned; one that checks and falls back to a scalar loop must pass
+//                 aligned; one that checks and falls back to a scalar loop must pass
+//   census        a declared fusion that launches two kernels, and a side that cannot be captured
+//   padded rows   a kernel that ignores the declared leading dimension, and one that writes the padding
+//                 between rows; one that honours both must pass, checked and timed
 #include <kbench/runner.hpp>
 
 #include <chrono>
@@ -18,6 +21,7 @@
 #include <deque>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #if KBENCH_CATCH2_MAJOR >= 3
@@ -307,6 +311,59 @@ void oracle_case(kbench::kernel_case& c) {
   // No tolerance: fp16's default (allclose, rtol 1e-3), which lets the fp16 sum through.
 }
 
+// ---- census ------------------------------------------------------------------------------------------
+// A side declared a fusion (one kernel): launching `Kernels` of them, and synchronising its stream or not.
+template <int Kernels, bool Synchronizes>
+void census_case(kbench::kernel_case& c) {
+  const auto n = c.dim("n");
+  auto x = c.input<float>("x", {n});
+  auto y = c.output<float>("y", {n});
+  c.reference([=](hipStream_t s) { scale(x, y, n, 0.0f, s); });
+  c.optimized([=](hipStream_t s) {
+    for (int k = 0; k < Kernels; ++k) scale(x, y, n, 0.0f, s);
+    if (Synchronizes) KBENCH_HIP_CHECK(hipStreamSynchronize(s));
+  });
+  c.tolerance(kbench::tol::exact{});
+  c.expect_kernels(1);
+  c.allow_speedup_up_to(1e3);
+}
+
+// ---- padded rows -------------------------------------------------------------------------------------
+enum class pitch { honoured, ignored, overwritten };
+
+// y = 2x + 1 over rows of `cols`, x's rows `ldx` elements apart and y's `ldy`.
+template <pitch P>
+__global__ void affine_rows_kernel(const float* x, float* y, std::int64_t rows, std::int64_t cols, std::int64_t ldx,
+                                   std::int64_t ldy) {
+  const std::int64_t r = blockIdx.y;
+  const std::int64_t in_row = P == pitch::ignored ? cols : ldx, out_row = P == pitch::ignored ? cols : ldy;
+  const std::int64_t width = P == pitch::overwritten ? ldy : cols;  // the padding too: zeros there
+  for (std::int64_t j = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; j < width;
+       j += static_cast<std::int64_t>(gridDim.x) * blockDim.x) {
+    y[r * out_row + j] = j < cols ? 2.0f * x[r * in_row + j] + 1.0f : 0.0f;
+  }
+}
+
+template <pitch P>
+void padded_case(kbench::kernel_case& c) {
+  const auto rows = c.dim("rows"), cols = c.dim("cols"), ldx = cols + 5, ldy = cols + 64;
+  auto x = c.input<float>("x", {rows, cols});
+  auto y = c.output<float>("y", {rows, cols});
+  c.leading_dimension(x, ldx);
+  c.leading_dimension(y, ldy);
+  auto launch = [=](auto variant, hipStream_t s) {
+    hipLaunchKernelGGL(affine_rows_kernel<decltype(variant)::value>, dim3(4, static_cast<unsigned int>(rows)), dim3(256),
+                       0, s, x.get(), y.get(), rows, cols, ldx, ldy);
+    KBENCH_HIP_CHECK_LAUNCH();
+  };
+  c.reference([=](hipStream_t s) { launch(std::integral_constant<pitch, pitch::honoured>{}, s); });
+  c.optimized([=](hipStream_t s) { launch(std::integral_constant<pitch, P>{}, s); });
+  c.tolerance(kbench::tol::exact{});
+  c.bytes_moved(8.0 * rows * cols);
+}
+
+const kbench::shape padded_shape{{"rows", 37}, {"cols", 1531}};
+
 // ---- alignment ---------------------------------------------------------------------------------------
 enum class pointers { checked, rounded_down, assumed };
 
@@ -367,6 +424,56 @@ TEST_CASE("a kernel correct only for aligned pointers is caught, with the offset
   CHECK_FALSE(rounded.passed());
   CHECK(report_of(rounded).find("! with buffers moved 4 bytes off their alignment (4 bytes for output 'y'), the optimized "
                                 "kernel disagrees with the reference") != std::string::npos);
+}
+
+TEST_CASE("padded rows: the padding stays poisoned and only the rows are compared", "[trust]") {
+  const kbench::seed_result honoured = check(padded_case<pitch::honoured>, padded_shape);
+  INFO(report_of(honoured));
+  CHECK(honoured.passed());
+  const kbench::seed_result ignored = check(padded_case<pitch::ignored>, padded_shape);
+  INFO(report_of(ignored));
+  CHECK_FALSE(ignored.passed());
+  REQUIRE(ignored.outputs.size() == 1);
+  CHECK_FALSE(ignored.outputs[0].result.passed);  // rows read and written at the wrong places
+  const kbench::seed_result overwritten = check(padded_case<pitch::overwritten>, padded_shape);
+  INFO(report_of(overwritten));
+  CHECK_FALSE(overwritten.passed());
+  CHECK(overwritten.outputs[0].result.passed);  // the rows are right
+  CHECK(report_of(overwritten).find("! the optimized kernel wrote into the padding of output 'y': 2368 of the 2368 "
+                                    "padding elements changed, first at row 0, column 1531") != std::string::npos);
+  const kbench::perf_outcome timed = time(padded_case<pitch::honoured>, padded_shape, "cold");
+  INFO(findings_of(timed));
+  CHECK(timed.passed());
+}
+
+TEST_CASE("the census lists each side's kernels; a declared fusion that is not one fails the perf test", "[trust][perf]") {
+  const kbench::perf_outcome one = time(census_case<1, false>, small, "cold");
+  INFO(findings_of(one));
+  CHECK(one.passed());
+  REQUIRE(one.census);
+  REQUIRE(one.census->reference);
+  for (const kbench::census_side* side : {&one.census->optimized, &*one.census->reference}) {
+    REQUIRE(side->captured);
+    REQUIRE(side->kernels.size() == 1);
+    const kbench::census_kernel& k = side->kernels[0];
+    CHECK(k.name.find("scale_kernel") != std::string::npos);
+    CHECK(k.grid[0] == (4099 + 255) / 256);
+    CHECK(k.block[0] == 256);
+    CHECK(k.registers > 0);
+    CHECK(k.occupancy > 0.0);
+    CHECK(k.median_seconds > 0.0);
+    CHECK(side->whole_seconds > 0.0);
+  }
+  const kbench::perf_outcome two = time(census_case<2, false>, small, "cold");
+  INFO(findings_of(two));
+  CHECK_FALSE(two.passed());
+  CHECK(findings_of(two).find("[census_mismatch] the optimized side launches 2 kernels") != std::string::npos);
+  const kbench::perf_outcome synchronizing = time(census_case<1, true>, small, "cold");
+  INFO(findings_of(synchronizing));
+  CHECK_FALSE(synchronizing.passed());
+  REQUIRE(synchronizing.census);
+  CHECK_FALSE(synchronizing.census->optimized.captured);
+  CHECK(findings_of(synchronizing).find("could not be captured in a graph") != std::string::npos);
 }
 
 TEST_CASE("a loss of precision inside the tolerance is caught against the oracle; a reordered sum passes", "[trust]") {

@@ -10,17 +10,16 @@
 #define KBENCH_COMPARISON_ENGINE 1
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <string>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
+#include "detail/parallel.hpp"
 #include "dtype.hpp"
 #include "error.hpp"
 #include "tally.hpp"
@@ -294,15 +293,7 @@ partial_result compare_with(const array_view& actual, const array_view& expected
   constexpr std::size_t chunk = std::size_t{1} << 20;
   const std::size_t chunks = (actual.size + chunk - 1) / chunk;
   std::vector<partial_result> parts(chunks);
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t c; (c = next++) < chunks;) parts[c] = run(c * chunk, std::min(actual.size, (c + 1) * chunk));
-  };
-  const std::size_t helpers = std::min<std::size_t>(chunks, std::max(1u, std::thread::hardware_concurrency())) - 1;
-  std::vector<std::thread> pool;
-  for (std::size_t t = 0; t < helpers; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
+  parallel_for(chunks, [&](std::size_t c) { parts[c] = run(c * chunk, std::min(actual.size, (c + 1) * chunk)); });
   partial_result total = std::move(parts.front());
   for (std::size_t c = 1; c < chunks; ++c) total.merge(parts[c], options.mismatches_to_keep);
   return total;

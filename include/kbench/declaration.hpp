@@ -20,6 +20,7 @@ struct declared_buffer {
   dtype type = dtype::f32;
   std::vector<std::size_t> extents;
   std::size_t size = 0;  // elements
+  std::size_t pitch = 0; // padded rows: elements from one row to the next (0: contiguous)
 };
 
 // What one launch of the kernel moves and computes; the report turns it into GB/s, TFLOP/s, tokens/s.
@@ -34,6 +35,15 @@ struct perf_expectations {
   double required_speedup = 0.0;       // fail when the speedup's whole interval is below
   double required_bandwidth = 0.0;     // as a fraction of the copy bandwidth; likewise
   double max_plausible_speedup = 10.0; // above this a speedup is flagged as implausible, and fails
+};
+
+// What a case expects of its optimized side's kernels (kernel_case::expect_kernels and friends), checked
+// against the census of a launch (census.hpp); unset values are not checked.
+struct census_expectations {
+  int kernels = -1;               // kernel launches in one launch of the side (a fusion: 1)
+  int max_registers = -1;         // registers per thread (VGPRs on AMD) of every kernel, at most
+  double min_occupancy = -1.0;    // theoretical occupancy of every kernel, at least (a fraction of the maximum)
+  [[nodiscard]] bool any() const { return kernels >= 0 || max_registers >= 0 || min_occupancy >= 0; }
 };
 
 }  // namespace kbench

@@ -69,6 +69,9 @@ inline gpu_info probe_gpu(int device) {
   g.multiprocessors = prop.multiProcessorCount;
   g.wave_size = prop.warpSize;
   g.memory_bytes = static_cast<double>(prop.totalGlobalMem);
+  char bus[32] = {};
+  if (hipDeviceGetPCIBusId(bus, sizeof bus, device) == hipSuccess) g.pci_bus_id = bus;
+  (void)hipGetLastError();
   return g;
 }
 

@@ -5,14 +5,16 @@
 // Schema "kbench-results/1" (every key always present; numbers that are not finite are the strings
 // "inf", "-inf" or "nan"; absent values are null):
 //   schema, kbench_version, mode ("correctness" | "perf"), compiler, optimized_build (the GPU code had -O),
-//   device {usable, reason, ordinal, platform, name, arch, multiprocessors, wave_size, memory_bytes, l2_bytes,
-//           open_seconds (host time to start the runtime and open the device)},
+//   device {usable, reason, ordinal, assigned_by (how the ordinal was chosen), pci_bus_id, platform,
+//           name, arch, multiprocessors, wave_size, memory_bytes, l2_bytes, open_seconds (host time to start the runtime and open the device)},
 //   options {warmup, iterations},
 //   copy_bandwidth {bytes_per_second, read_bytes_per_second, buffer_bytes, seconds: stats} | null  (perf runs)
 //   timer_floor {events_only, empty_kernel, empty_kernel_batch, empty_launch_wall} | null  (perf runs; seconds)
 //   ceilings_seconds  (host time measuring copy_bandwidth and timer_floor, once per program; 0 without them)
 //   cases [ {case, shape {dim: size}, verdict ("pass" | "fail" | "skipped" | "filtered" | "error"), message, wall_seconds,
 //            checks [ {seed ("0x..."), passed, problems [text], findings [{kind, text}],
+//                      host_reference {input_bytes, transfer_seconds (inputs to the host as double),
+//                                      compute_seconds (the host function)} | null,
 //                      outputs [ {name, dtype, extents, passed, reasons [text],
 //                                 tolerance {description, element_rules [{kind, atol, rtol, max_ulps}], equal_nan,
 //                                            max_mismatch_fraction, min_cosine, max_relative_l2},
@@ -28,18 +30,30 @@
 //                                        | null} ]} ],
 //            timing {mode ("cold" | "hot" | "batch"), method, launches_per_sample, warmup, input_sets,
 //                    input_sets_wanted, input_set_bytes, optimized: stats,
-//                    reference: stats | null, precision_target, optimized_precision, reference_precision, precise,
+//                    reference: stats | null, samples {optimized [seconds], reference [seconds] | null} (every
+//                    sample in the order taken, paired by index), precision_target, optimized_precision, reference_precision, precise,
 //                    speedup, speedup_interval {low, high},
 //                    verdict ("faster" | "slower" | "no significant difference" | "" without a device reference),
-//                    idle_wait, single_launch, fresh_launch, seen_launch, latency, launch_wall,
+//                    idle_wait, single_launch, fresh_launch, seen_launch, latency (cold), hot_latency, launch_wall,
 //                    graph_operations {reference, optimized} (-1: not a graph),
 //                    work {bytes, flops, tokens},
 //                    expectations {required_speedup, required_bandwidth, max_plausible_speedup},
 //                    throughput {bytes_per_second, flops_per_second, tokens_per_second, fraction_of_copy_bandwidth},
-//                    flags [text], notes [text], findings [{kind, text}]} | null } ]
+//                    flags [text], notes [text], findings [{kind, text}],
+//                    stage_seconds {first check, warm-up, set-up, sampling, audit, latency, unseen work, second
+//                                   check: host seconds, in that order}} | null } ]
+//            census {platform, reference: side | null (a host reference), optimized: side, findings [{kind, text}]}
+//                   | null (correctness runs; perf and census runs of a correct kernel have one), where side is
+//                   {captured, reason (why not), kernels [ {name (demangled), symbol (as the runtime names it),
+//                    grid [x, y, z], block [x, y, z], dynamic_shared_bytes, registers (per thread; VGPRs on AMD),
+//                    static_shared_bytes, local_bytes (spills, stack), max_threads_per_block, blocks_per_unit,
+//                    waves_per_unit (warps per SM on NVIDIA), waves_per_simd (AMD), occupancy (fraction),
+//                    median_seconds (alone, cold, less the event-pair floor)} ], copies, memsets, other, copies_seconds, parts_seconds
+//                   (the kernels' and copies' medians added), whole_seconds (the whole launch, timed the same way)}
+//                   (figures the runtime would not give are null)
 //   finding kinds: stray_write, input_modified, reference_incomplete, broken_test, nondeterministic (fails only when
 //                  the case declares deterministic(), a note otherwise), accuracy_loss, timed_launch_wrong,
-//                  unseen_work, memoization, implausible, requirement_missed (each fails), note (does not).
+//                  unseen_work, memoization, implausible, requirement_missed, census_mismatch (each fails), note (does not).
 //   stats: {count, median, mean, min, max, stddev, p10, p90} in seconds.
 #pragma once
 
@@ -70,6 +84,12 @@ inline json optional_number(const std::optional<double>& v) { return v ? number(
 inline json to_json(const sample_stats& s) {
   return {{"count", s.count}, {"median", number(s.median)}, {"mean", number(s.mean)}, {"min", number(s.min)},
           {"max", number(s.max)}, {"stddev", number(s.stddev)}, {"p10", number(s.p10)}, {"p90", number(s.p90)}};
+}
+
+inline json samples(const std::vector<double>& seconds) {
+  json all = json::array();
+  for (double s : seconds) all.push_back(number(s));
+  return all;
 }
 
 inline json to_json(const tolerance& t) {
@@ -130,11 +150,19 @@ inline json to_json(const std::vector<finding>& findings) {
 inline json to_json(const seed_result& s) {
   json outputs = json::array();
   for (const output_result& o : s.outputs) outputs.push_back(to_json(o));
+  json host = nullptr;
+  if (s.host_reference) {
+    host = {{"input_bytes", number(s.host_reference->input_bytes)},
+            {"transfer_seconds", number(s.host_reference->transfer_seconds)},
+            {"compute_seconds", number(s.host_reference->compute_seconds)}};
+  }
   return {{"seed", hex(s.seed)}, {"passed", s.passed()}, {"problems", texts(s.problems)}, {"findings", to_json(s.problems)},
-          {"outputs", outputs}};
+          {"outputs", outputs}, {"host_reference", host}};
 }
 
 inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>& copy) {
+  json stages = json::object();
+  for (const auto& [name, seconds] : t.stage_seconds) stages[name] = number(seconds);
   const double per_second = 1.0 / t.optimized.median;
   auto rate = [&](double per_launch) { return per_launch > 0 ? number(per_launch * per_second) : json(nullptr); };
   json fraction = (copy && t.work.bytes > 0) ? number(t.work.bytes * per_second / copy->bytes_per_second) : json(nullptr);
@@ -147,6 +175,8 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
           {"input_set_bytes", number(t.input_set_bytes)},
           {"optimized", to_json(t.optimized)},
           {"reference", t.reference ? to_json(*t.reference) : json(nullptr)},
+          {"samples", {{"optimized", samples(t.optimized_samples)},
+                       {"reference", t.reference ? samples(t.reference_samples) : json(nullptr)}}},
           {"precision_target", number(t.precision_target)},
           {"optimized_precision", number(t.optimized_precision)},
           {"reference_precision", number(t.reference_precision)},
@@ -159,6 +189,7 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
           {"fresh_launch", number(t.fresh_launch)},
           {"seen_launch", number(t.seen_launch)},
           {"latency", number(t.latency)},
+          {"hot_latency", number(t.hot_latency)},
           {"launch_wall", number(t.launch_wall)},
           {"graph_operations", {{"reference", t.reference_graph_operations}, {"optimized", t.optimized_graph_operations}}},
           {"expectations",
@@ -171,7 +202,43 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
             {"tokens_per_second", rate(t.work.tokens)}, {"fraction_of_copy_bandwidth", fraction}}},
           {"flags", texts(t.findings)},
           {"notes", texts(t.findings, false)},
-          {"findings", to_json(t.findings)}};
+          {"findings", to_json(t.findings)},
+          {"stage_seconds", stages}};
+}
+
+inline json optional_figure(double v) { return v < 0 ? json(nullptr) : number(v); }
+
+inline json to_json(const census_side& side) {
+  json kernels = json::array();
+  for (const census_kernel& k : side.kernels) {
+    kernels.push_back({{"name", k.name},
+                       {"symbol", k.symbol},
+                       {"grid", {k.grid[0], k.grid[1], k.grid[2]}},
+                       {"block", {k.block[0], k.block[1], k.block[2]}},
+                       {"dynamic_shared_bytes", k.dynamic_shared_bytes},
+                       {"registers", k.registers < 0 ? json(nullptr) : json(k.registers)},
+                       {"static_shared_bytes", k.static_shared_bytes < 0 ? json(nullptr) : json(k.static_shared_bytes)},
+                       {"local_bytes", k.local_bytes < 0 ? json(nullptr) : json(k.local_bytes)},
+                       {"max_threads_per_block", k.max_threads_per_block < 0 ? json(nullptr) : json(k.max_threads_per_block)},
+                       {"blocks_per_unit", k.blocks_per_unit < 0 ? json(nullptr) : json(k.blocks_per_unit)},
+                       {"waves_per_unit", k.waves_per_unit < 0 ? json(nullptr) : json(k.waves_per_unit)},
+                       {"waves_per_simd", optional_figure(k.waves_per_simd)},
+                       {"occupancy", optional_figure(k.occupancy)},
+                       {"median_seconds", optional_figure(k.median_seconds)}});
+  }
+  return {{"captured", side.captured},      {"reason", side.reason},
+          {"kernels", kernels},             {"copies", side.copies},
+          {"memsets", side.memsets},        {"other", side.other},
+          {"copies_seconds", optional_figure(side.copies_seconds)},
+          {"parts_seconds", number(side.parts_seconds())},
+          {"whole_seconds", optional_figure(side.whole_seconds)}};
+}
+
+inline json to_json(const case_census& c) {
+  return {{"platform", c.platform},
+          {"reference", c.reference ? to_json(*c.reference) : json(nullptr)},
+          {"optimized", to_json(c.optimized)},
+          {"findings", to_json(c.findings)}};
 }
 
 }  // namespace detail
@@ -191,7 +258,8 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
                      {"message", c.message},
                      {"checks", checks},
                      {"wall_seconds", number(c.wall_seconds)},
-                     {"timing", c.timing ? detail::to_json(*c.timing, run.copy) : json(nullptr)}});
+                     {"timing", c.timing ? detail::to_json(*c.timing, run.copy) : json(nullptr)},
+                     {"census", c.census ? detail::to_json(*c.census) : json(nullptr)}});
   }
   const gpu_info& g = run.device;
   json copy = nullptr;
@@ -208,7 +276,7 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
       {"compiler", run.compiler},
       {"optimized_build", run.optimized_build},
       {"device",
-       {{"usable", g.usable}, {"reason", g.reason}, {"ordinal", g.device}, {"platform", g.platform}, {"name", g.name},
+       {{"usable", g.usable}, {"reason", g.reason}, {"ordinal", g.device}, {"assigned_by", g.assigned_by}, {"pci_bus_id", g.pci_bus_id}, {"platform", g.platform}, {"name", g.name},
         {"arch", g.arch}, {"multiprocessors", g.multiprocessors}, {"wave_size", g.wave_size},
         {"memory_bytes", number(g.memory_bytes)}, {"l2_bytes", number(g.l2_bytes)},
         {"open_seconds", number(g.open_seconds)}}},

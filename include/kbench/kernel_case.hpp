@@ -67,10 +67,19 @@ struct buffer_slot {
   dtype type = dtype::f32;
   std::size_t size = 0;
   std::vector<std::size_t> extents;
+  std::size_t pitch = 0;                 // elements from one row to the next, when padded (0: contiguous)
   distribution init;                     // inputs
   std::optional<kbench::tolerance> tol;  // outputs: their own, else the case's
   void* device = nullptr;                // bound while kbench runs a launch
   double* host = nullptr;                // bound while kbench runs a host reference
+
+  // Rows (every extent but the last) and the elements of one row.
+  [[nodiscard]] std::size_t row() const { return extents.back(); }
+  [[nodiscard]] std::size_t rows() const { return size / extents.back(); }
+  [[nodiscard]] bool padded() const { return pitch > row(); }
+  // Elements of device memory the buffer occupies: its rows at their pitch (padding included).
+  [[nodiscard]] std::size_t storage() const { return padded() ? rows() * pitch : size; }
+  [[nodiscard]] std::size_t storage_bytes() const { return storage() * info(type).size; }
 };
 
 // Inputs without a distribution: uniform in [-1, 1) for floats, [-100, 100] or [0, 100] for integers.
@@ -109,6 +118,7 @@ class input_ref {
     if (!slot_->host) detail::throw_unbound(*slot_, "host values");
     return {slot_->host, slot_->size};
   }
+  [[nodiscard]] detail::buffer_slot* slot() const { return slot_; }
 
  private:
   detail::buffer_slot* slot_;
@@ -145,7 +155,22 @@ class kernel_case {
 
   [[nodiscard]] const std::string& name() const { return name_; }
   [[nodiscard]] const kbench::shape& shape() const { return shape_; }
-  [[nodiscard]] std::int64_t dim(std::string_view dimension) const { return shape_[dimension]; }
+  [[nodiscard]] std::int64_t dim(std::string_view dimension) const {
+    const std::int64_t size = shape_[dimension];
+    asked_.emplace_back(dimension);
+    return size;
+  }
+  // The dimensions of the shape that the case function never asked for (a shape given at run time must
+  // have none: a typo would otherwise run the case at some other size).
+  [[nodiscard]] std::vector<std::string> unasked_dimensions() const {
+    std::vector<std::string> unasked;
+    for (const auto& d : shape_.dims()) {
+      bool asked = false;
+      for (const std::string& a : asked_) asked = asked || a == d.first;
+      if (!asked) unasked.push_back(d.first);
+    }
+    return unasked;
+  }
 
   template <class T>
   [[nodiscard]] input_ref<T> input(std::string buffer_name, std::initializer_list<std::int64_t> extents,
@@ -164,6 +189,25 @@ class kernel_case {
   [[nodiscard]] output_ref<T> inout(std::string buffer_name, std::initializer_list<std::int64_t> extents,
                                     distribution init = detail::default_distribution<T>()) {
     return output_ref<T>(&add_drawn(std::move(buffer_name), buffer_role::inout, dtype_v<T>, extents, init));
+  }
+
+  // Padded rows: the buffer's rows (every extent but the last) lie `leading_dimension` elements apart in
+  // device memory, a leading dimension larger than the row. Handles and host() values still count only
+  // the elements of the rows; the padding between rows is poisoned and must stay so (a write there is
+  // reported, in outputs and inputs alike), and only the rows are compared.
+  template <class Ref>
+  void leading_dimension(const Ref& buffer, std::int64_t leading_dimension) {
+    detail::buffer_slot& slot = *buffer.slot();
+    if (slot.extents.size() < 2) fail("buffer '" + slot.name + "' has one extent: padded rows need two or more");
+    if (leading_dimension < static_cast<std::int64_t>(slot.row())) {
+      fail("buffer '" + slot.name + "': leading dimension " + std::to_string(leading_dimension) +
+           " is shorter than its rows of " + std::to_string(slot.row()));
+    }
+    const auto pitch = static_cast<std::size_t>(leading_dimension);
+    if (slot.rows() > std::numeric_limits<std::size_t>::max() / info(slot.type).size / pitch) {
+      fail("buffer '" + slot.name + "' is too large to address with its padding");
+    }
+    slot.pitch = pitch;
   }
 
   // The reference is either a device launch (an older kernel) or a host function computing in double.
@@ -213,6 +257,22 @@ class kernel_case {
     required_alignment_ = bytes;
   }
 
+  // What the census of one optimized launch must show (checked by the perf test, and `<program> census`):
+  // the number of kernels it launches (a fusion: 1), registers per thread of each (VGPRs on AMD) at most,
+  // and each one's theoretical occupancy (a fraction of the waves a compute unit holds) at least.
+  void expect_kernels(int count) {
+    if (count < 0) fail("expect_kernels() needs a count >= 0");
+    census_.kernels = count;
+  }
+  void expect_registers_at_most(int registers) {
+    if (registers <= 0) fail("expect_registers_at_most() needs a count > 0");
+    census_.max_registers = registers;
+  }
+  void expect_occupancy_at_least(double fraction) {
+    if (!(fraction > 0.0 && fraction <= 1.0)) fail("expect_occupancy_at_least() needs a fraction in (0, 1]");
+    census_.min_occupancy = fraction;
+  }
+
   // The optimized kernel gives the same bits on every run with the same inputs: a run that differs fails
   // (without it, a difference is a note: atomics may reorder a float reduction).
   void deterministic(bool yes = true) { deterministic_ = yes; }
@@ -226,7 +286,7 @@ class kernel_case {
   // The buffers as plain data (what `<program> list` prints and --max-elements counts).
   [[nodiscard]] std::vector<declared_buffer> declared_buffers() const {
     std::vector<declared_buffer> out;
-    for (const auto& b : buffers_) out.push_back({b->name, b->role, b->type, b->extents, b->size});
+    for (const auto& b : buffers_) out.push_back({b->name, b->role, b->type, b->extents, b->size, b->padded() ? b->pitch : 0});
     return out;
   }
   [[nodiscard]] const launch_function& device_reference() const { return device_reference_; }
@@ -234,6 +294,7 @@ class kernel_case {
   [[nodiscard]] const launch_function& optimized_launch() const { return optimized_; }
   [[nodiscard]] const work_model& work() const { return work_; }
   [[nodiscard]] const perf_expectations& expectations() const { return expectations_; }
+  [[nodiscard]] const census_expectations& census_expected() const { return census_; }
   [[nodiscard]] bool is_deterministic() const { return deterministic_; }
   [[nodiscard]] const host_function& oracle_function() const { return oracle_; }
   [[nodiscard]] double oracle_ratio() const { return oracle_ratio_; }
@@ -329,10 +390,12 @@ class kernel_case {
   std::optional<kbench::tolerance> case_tolerance_;
   work_model work_;
   perf_expectations expectations_;
+  census_expectations census_;
   bool deterministic_ = false;
   host_function oracle_;
   double oracle_ratio_ = 2.0;
   std::size_t required_alignment_ = 1;
+  mutable std::vector<std::string> asked_;  // dim() calls, for unasked_dimensions()
 };
 
 }  // namespace kbench

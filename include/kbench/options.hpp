@@ -18,6 +18,7 @@
 
 #include "error.hpp"
 #include "outcome.hpp"
+#include "sweep.hpp"
 
 namespace kbench {
 
@@ -33,6 +34,7 @@ struct run_options {
   int warmup = 10;                   // launches of each kernel before timing
   int iterations = 100;              // timed launches of each kernel
   int device = 0;
+  std::string device_source;  // how the device was chosen, for the JSON
   bool require_gpu = false;          // a missing GPU fails instead of skipping
   timing_mode timing = timing_mode::automatic;
   double precision = 0.005;          // stop sampling when both medians are known to +-0.5% (95%)...
@@ -43,6 +45,13 @@ struct run_options {
   double batch_below_us = 10.0;      // automatic mode batches kernels shorter than this
   int input_sets = input_sets_auto;  // input sets drawn anew before each timed sample
   std::string json_path;             // write the results as JSON here
+  std::string markdown_path;         // a table of the results, for a pull request
+  std::string csv_path;              // the same, as CSV
+  std::string baseline_path;         // compare with this earlier perf run (baseline.hpp)
+  double baseline_threshold = 0.05;  // a slowdown beyond this, the whole interval beyond it, fails the run
+  shape_request shapes;              // --shape / --axis: shapes chosen at run time (sweep.hpp)
+  bool help = false;                 // --help: kbench's options, then the framework's
+  std::string help_text;
   double max_elements = 0.0;         // run only shapes whose buffers hold at most this many elements (0: all)
   std::vector<std::string> passthrough;  // for Catch2 (correctness) or Google Benchmark (perf)
 };
@@ -61,6 +70,33 @@ inline std::uint64_t parse_seed(const std::string& text) {
     throw usage_error("--seed / KBENCH_SEEDS: '" + text + "' is not an unsigned integer (decimal or 0x hex)");
   }
   return value;
+}
+
+// Every option with its default and its environment variable, for --help.
+inline std::string describe_options(const CLI::App& app) {
+  std::string text =
+      "usage: <program> correctness|perf|list [options] [Catch2 or Google Benchmark options]\n"
+      "  correctness  check every case at every shape (Catch2)\n"
+      "  perf         check, time, census, check again (Google Benchmark)\n"
+      "  census       check, then list the kernels each side launches, their resources and times\n"
+      "  list         the cases, their shapes and buffers (no GPU needed)\n"
+      "exit status: 0 passed, 1 failed, 2 bad usage, 77 skipped (no usable GPU, or nothing left to run)\n\n"
+      "kbench options (the command line wins over the environment):\n";
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->get_lnames().empty()) continue;
+    std::string name = "--" + option->get_lnames().front();
+    const std::string type = option->get_type_name().substr(0, option->get_type_name().find(':'));  // "INT:INT in [..]"
+    if (option->get_expected_min() > 0) name += " " + (type.empty() ? std::string("VALUE") : type);
+    std::string line = "  " + name;
+    line += std::string(line.size() < 30 ? 30 - line.size() : 1, ' ') + option->get_description();
+    std::string extra;
+    const std::string fallback = option->get_default_str();
+    if (!fallback.empty() && fallback != "[]" && option->get_expected_min() > 0) extra += "default " + fallback;
+    if (!option->get_envname().empty()) extra += std::string(extra.empty() ? "" : ", ") + "env " + option->get_envname();
+    if (!extra.empty()) line += " [" + extra + "]";
+    text += line + "\n";
+  }
+  return text;
 }
 
 // The GPU CTest assigned to this test through resource groups ("id:1,slots:1"), if any.
@@ -86,10 +122,10 @@ inline int ctest_resource_gpu(int fallback) {
   CLI::App app{"kbench: checks an optimized kernel against its reference, then times both"};
   app.allow_extras();
   app.set_help_flag();  // --help goes to Catch2 / Google Benchmark too; `kbench list` shows the cases
-  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);  // see parse() below
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->always_capture_default();  // see below
   std::string mode;
   std::string seeds;
-  app.add_option("mode", mode, "correctness | perf | list")->required();
+  app.add_option("mode", mode, "correctness | perf | census | list")->required();
   app.add_option("--seed", seeds, "pin the seeds (comma-separated, decimal or 0x hex)")->envname("KBENCH_SEEDS");
   app.add_option("--seed-count", o.seed_count, "fresh seeds per correctness run")
       ->envname("KBENCH_SEED_COUNT")
@@ -133,9 +169,38 @@ inline int ctest_resource_gpu(int fallback) {
       ->check(CLI::Range(0.0, 1e18));
   app.add_flag("--require-gpu", o.require_gpu, "fail, instead of skipping, when no GPU is usable")
       ->envname("KBENCH_REQUIRE_GPU");
+  app.add_option("--markdown", o.markdown_path, "write a table of the results as Markdown to this file")
+      ->envname("KBENCH_MARKDOWN");
+  app.add_option("--csv", o.csv_path, "write the results as CSV to this file")->envname("KBENCH_CSV");
+  app.add_option("--baseline", o.baseline_path, "compare each case with this earlier perf run's JSON; a slower one fails")
+      ->envname("KBENCH_BASELINE");
+  app.add_option("--baseline-threshold", o.baseline_threshold, "slowdown against the baseline that fails (0.05: 5%)")
+      ->envname("KBENCH_BASELINE_THRESHOLD")
+      ->check(CLI::Range(0.0, 10.0));
+  std::vector<std::string> shape_texts, axis_texts;
+  app.add_option("--shape", shape_texts, "run at this shape instead of the registered ones: rows=4096,cols=8192 (repeatable)")
+      ->envname("KBENCH_SHAPE")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->delimiter(';');
+  app.add_option("--axis", axis_texts, "sweep a dimension: cols=1024:65536:x2, cols=1024:4096:+1024 or cols=1000,4096 (repeatable)")
+      ->envname("KBENCH_AXIS")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
+      ->delimiter(';');
   // Every environment variable enters as an option placed before the command line's, whose value is
   // taken last and so wins: environment values meet the same checks as options in every CLI11 version
   // (2.4 and later skip an environment value that does not parse, instead of failing).
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-h" || a == "--help" || a == "-?") o.help = true;
+  }
+  if (o.help) {
+    o.passthrough = {"--help"};
+    o.mode = argc > 1 && std::string(argv[1]) == "perf" ? run_mode::perf
+             : argc > 1 && std::string(argv[1]) == "correctness" ? run_mode::correctness
+                                                                  : run_mode::list;
+    o.help_text = detail::describe_options(app);
+    return o;
+  }
   std::vector<std::string> args{argc > 0 ? argv[0] : "kbench"};
   for (const CLI::Option* option : app.get_options()) {
     const std::string variable = option->get_envname();
@@ -182,17 +247,27 @@ inline int ctest_resource_gpu(int fallback) {
     o.mode = run_mode::correctness;
   } else if (mode == "perf") {
     o.mode = run_mode::perf;
+  } else if (mode == "census") {
+    o.mode = run_mode::census;
   } else if (mode == "list") {
     o.mode = run_mode::list;
   } else {
-    throw usage_error("unknown mode '" + mode + "': expected correctness, perf or list");
+    throw usage_error("unknown mode '" + mode + "': expected correctness, perf, census or list");
   }
   for (std::size_t begin = 0; begin < seeds.size();) {
     const std::size_t comma = std::min(seeds.find(',', begin), seeds.size());
     o.seeds.push_back(detail::parse_seed(seeds.substr(begin, comma - begin)));
     begin = comma + 1;
   }
-  if (app.count("--device") == 0) o.device = detail::ctest_resource_gpu(o.device);
+  if (app.count("--device") == 0) {
+    o.device = detail::ctest_resource_gpu(o.device);
+    const char* assigned = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS");
+    o.device_source = assigned ? std::string("CTest resource group (CTEST_RESOURCE_GROUP_0_GPUS=") + assigned + ")" : "default";
+  } else {
+    o.device_source = "--device / KBENCH_DEVICE";
+  }
+  for (const std::string& t : shape_texts) o.shapes.shapes.push_back(parse_shape(t));
+  for (const std::string& t : axis_texts) o.shapes.axes.push_back(parse_axis(t));
   o.passthrough = app.remaining();
   return o;
 }

@@ -10,7 +10,7 @@
 namespace kbench {
 
 // What a program run does (`<program> correctness|perf|list`).
-enum class run_mode { correctness, perf, list };
+enum class run_mode { correctness, perf, census, list };
 
 // How samples are taken (see measure.hpp): cold flushes the caches before every launch, hot does not,
 // batch times a graph of many launches (hot) and reports the time per launch; automatic (an option
@@ -43,6 +43,7 @@ enum class finding_kind {
   memoization,         // faster on inputs an earlier launch has seen: results reused
   implausible,         // a speedup or a bandwidth the case or the device does not allow
   requirement_missed,  // short of require_speedup / require_bandwidth
+  census_mismatch,     // the optimized side's kernels contradict what the case expects of them (census.hpp)
   note,                // worth knowing, not failing
 };
 
@@ -72,6 +73,7 @@ struct finding {
   switch (m) {
     case run_mode::correctness: return "correctness";
     case run_mode::perf: return "perf";
+    case run_mode::census: return "census";
     case run_mode::list: return "list";
   }
   return "?";
@@ -122,6 +124,7 @@ struct finding {
     case finding_kind::memoization: return "memoization";
     case finding_kind::implausible: return "implausible";
     case finding_kind::requirement_missed: return "requirement_missed";
+    case finding_kind::census_mismatch: return "census_mismatch";
     case finding_kind::note: return "note";
   }
   return "?";

@@ -7,12 +7,18 @@
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
 
+#include <string>
+
 #include "dtype.hpp"
 
 #if defined(__HIP_PLATFORM_NVIDIA__) || defined(__HIP_PLATFORM_NVCC__)
 #define KBENCH_PLATFORM_NVIDIA 1
 #define KBENCH_PLATFORM_NAME "nvidia"
 #include <cuda_bf16.h>
+#if __has_include(<nvtx3/nvToolsExt.h>)
+#include <nvtx3/nvToolsExt.h>
+#define KBENCH_HAS_NVTX 1
+#endif
 #elif defined(__HIP_PLATFORM_AMD__) || defined(__HIP_PLATFORM_HCC__)
 #define KBENCH_PLATFORM_AMD 1
 #define KBENCH_PLATFORM_NAME "amd"
@@ -117,5 +123,43 @@ __device__ inline T wave_max(T value) {
   }
   return value;
 }
+
+// The name the runtime knows a kernel by, from its host function (mangled; empty when it will not say).
+inline std::string kernel_symbol(const void* host_function, hipStream_t stream) {
+#if defined(KBENCH_PLATFORM_NVIDIA)
+  (void)stream;
+#if CUDART_VERSION >= 12030
+  const char* name = nullptr;
+  if (cudaFuncGetName(&name, host_function) == cudaSuccess && name) return name;
+#endif
+  (void)cudaGetLastError();
+  return {};
+#else
+  const char* name = hipKernelNameRefByPtr(host_function, stream);
+  (void)hipGetLastError();
+  return name ? name : "";
+#endif
+}
+
+// A named range for profilers (NVTX on NVIDIA, header-only, when the CUDA toolkit has it; nothing on AMD,
+// where roctx would need a library), so that `ncu --nvtx --nvtx-include "<name>/"` sees just the
+// launches inside it.
+class profiler_range {
+ public:
+  explicit profiler_range(const char* name) {
+#if defined(KBENCH_HAS_NVTX)
+    nvtxRangePushA(name);
+#else
+    (void)name;
+#endif
+  }
+  profiler_range(const profiler_range&) = delete;
+  profiler_range& operator=(const profiler_range&) = delete;
+  ~profiler_range() {
+#if defined(KBENCH_HAS_NVTX)
+    nvtxRangePop();
+#endif
+  }
+};
 
 }  // namespace kbench

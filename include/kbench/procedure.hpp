@@ -21,8 +21,10 @@ namespace detail {
 class case_instance;  // runner.hpp
 
 // A case's declaration at a shape, instantiated on the host (no device memory, no GPU needed) and
-// validated: a broken declaration throws usage_error.
-[[nodiscard]] std::vector<declared_buffer> declare_on_host(const case_registration& registration, const kbench::shape& s);
+// validated: a broken declaration throws usage_error, and so does, with `every_dimension_used`, a shape
+// dimension the case never asks for.
+[[nodiscard]] std::vector<declared_buffer> declare_on_host(const case_registration& registration, const kbench::shape& s,
+                                                           bool every_dimension_used = false);
 
 // The compiler of the program's GPU code, in words ("nvcc 13.0.48, host gcc 12.2.0").
 [[nodiscard]] std::string gpu_compiler();
@@ -46,6 +48,8 @@ class case_run {
 
   // One correctness run; `probe_teeth` also proves that the tolerance can fail.
   [[nodiscard]] seed_result check(std::uint64_t seed, bool probe_teeth);
+  // The census of one launch of each side; call it after a passing check().
+  [[nodiscard]] case_census census(const run_options& options, const gpu_info& g);
   // Check, time, check again (runner.hpp's run_perf_procedure).
   [[nodiscard]] perf_outcome perf(const run_options& options, const gpu_info& g, const std::vector<std::uint64_t>& seeds);
 

@@ -111,11 +111,22 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
                      format_duration(s.stddev), 100.0 * s.coefficient_of_variation(), s.count);
 }
 
+// What one sample's figure is, in words a reader comparing with a profiler needs: batch figures are per
+// launch of launches back to back (which overlap), cold and hot ones are one launch each.
+[[nodiscard]] inline std::string sample_unit(const timing_result& t) {
+  switch (t.mode) {
+    case timing_mode::batch:
+      return fmt::format("per launch, back to back ({} launches per sample, which may overlap)", t.launches_per_sample);
+    case timing_mode::hot: return "one hot launch each";
+    default: return "one cold launch each";
+  }
+}
+
 // The timing of one case at one shape: statistics of both kernels, speedup with its interval and verdict,
 // throughput against the copy bandwidth (0 if unknown), the method, and every flag and note.
 [[nodiscard]] inline std::string format_timing(const std::string& name, const timing_result& t,
                                                double copy_bytes_per_second) {
-  std::string out = fmt::format("{}\n  method     {}\n", name, t.method);
+  std::string out = fmt::format("{}\n  method     {}\n  samples    {}\n", name, t.method, sample_unit(t));
   out += fmt::format("  optimized  {}, median known to +-{:.2f}%\n", format_stats(t.optimized), 100 * t.optimized_precision);
   if (t.reference) {
     out += fmt::format("  reference  {}, median known to +-{:.2f}%\n", format_stats(*t.reference),
@@ -129,8 +140,8 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
     return copy_bytes_per_second > 0 ? fmt::format(" ({:.1f}% of copy)", 100.0 * t.work.bytes / seconds / copy_bytes_per_second)
                                      : std::string();
   };
-  out += fmt::format("  latency    {} (one cold launch, less the event-pair floor; what a profiler reports)\n",
-                     format_duration(t.latency));
+  out += fmt::format("  latency    {} cold, {} hot (one launch, less the event-pair floor: what a profiler reports)\n",
+                     format_duration(t.latency), format_duration(t.hot_latency));
   if (t.work.bytes > 0) {
     out += fmt::format("  bandwidth  {}{} optimized", format_rate(t.work.bytes, t.optimized.median, "B"),
                        fraction(t.optimized.median));
@@ -142,21 +153,34 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
   }
   if (t.work.flops > 0) out += fmt::format("  compute    {}\n", format_rate(t.work.flops, t.optimized.median, "FLOP"));
   if (t.work.tokens > 0) out += fmt::format("  tokens     {}\n", format_rate(t.work.tokens, t.optimized.median, "token"));
+  if (!t.stage_seconds.empty()) {
+    double wall = 0.0;
+    std::string parts;
+    for (const auto& [stage, seconds] : t.stage_seconds) {
+      wall += seconds;
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", stage, format_duration(seconds));
+    }
+    out += fmt::format("  wall       {} on the host: {}\n", format_duration(wall), parts);
+  }
   for (const std::string& f : texts(t.findings)) out += fmt::format("  ! {}\n", f);
   for (const std::string& n : texts(t.findings, false)) out += fmt::format("  note: {}\n", n);
   return out;
 }
 
-// "rmsnorm/rows=37 cols=1531": a case at a shape, as tests and reports name it.
+// "rmsnorm/rows=37/cols=1531": a case at a shape, as tests and reports name it.
 [[nodiscard]] inline std::string case_label(const std::string& case_name, const kbench::shape& s) {
   return s.dims().empty() ? case_name : case_name + "/" + s.to_string();
 }
 
-// "PASS rmsnorm [rows=37 cols=1531] seed=0x..." and, for each output, its metrics or its failure report.
+// "PASS rmsnorm [rows=37/cols=1531] seed=0x..." and, for each output, its metrics or its failure report.
 [[nodiscard]] inline std::string format_seed_result(const std::string& case_name, const kbench::shape& s,
                                                     const seed_result& r) {
   std::string out = fmt::format("{} {} [{}] seed={:#x}\n", r.passed() ? "PASS" : "FAIL", case_name, s.to_string(), r.seed);
   for (const finding& p : r.problems) out += fmt::format("  {} {}\n", p.fails() ? "!" : "note:", p.text);
+  if (const auto& h = r.host_reference; h && h->input_bytes >= 64 * 1048576.0) {  // where it matters
+    out += fmt::format("  host reference: inputs ({:.3g} MiB) to the host in {}, the function took {}\n",
+                       h->input_bytes / 1048576.0, format_duration(h->transfer_seconds), format_duration(h->compute_seconds));
+  }
   for (const output_result& o : r.outputs) {
     out += format_comparison(o.name, o.result, o.type, o.extents);
     if (o.oracle) {

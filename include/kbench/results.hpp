@@ -8,8 +8,10 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "census.hpp"
 #include "comparison.hpp"
 #include "declaration.hpp"
 #include "dtype.hpp"
@@ -23,7 +25,9 @@ namespace kbench {
 struct gpu_info {
   bool usable = false;
   std::string reason;  // when not usable
-  int device = 0;
+  int device = 0;        // the ordinal among the devices this process sees
+  std::string assigned_by;  // --device / KBENCH_DEVICE, a CTest resource group, or the default
+  std::string pci_bus_id;  // which physical device that is ("0000:19:00.0"), whatever the visible-devices mapping
   std::string platform;  // "amd" or "nvidia"
   std::string name;
   std::string arch;
@@ -61,9 +65,17 @@ struct output_result {
   std::optional<oracle_result> oracle;
 };
 
+// Where a host reference's time went: bringing the inputs to the host as double, and the function.
+struct host_run {
+  double input_bytes = 0.0;  // as the device holds them
+  double transfer_seconds = 0.0;
+  double compute_seconds = 0.0;
+};
+
 // One correctness run: one seed, every output.
 struct seed_result {
   std::uint64_t seed = 0;
+  std::optional<host_run> host_reference;  // with a host reference
   std::vector<finding> problems;  // the test, the reference or the harness contract broken; and notes
   std::vector<output_result> outputs;
   [[nodiscard]] bool passed() const {
@@ -82,6 +94,8 @@ struct timing_result {
   double input_set_bytes = 0.0;           // bytes of one set (inputs and in-place buffers)
   sample_stats optimized;                 // seconds per launch
   std::optional<sample_stats> reference;  // absent for a host reference
+  std::vector<double> optimized_samples;  // every sample, in the order taken (seconds per launch): what a
+  std::vector<double> reference_samples;  // later run is compared with (baseline.hpp); empty: host reference
   double precision_target = 0.0;          // the options' precision: stop when both medians are known this well
   double optimized_precision = 0.0;       // half-width of the median's 95% interval, relative
   double reference_precision = 0.0;
@@ -94,6 +108,7 @@ struct timing_result {
   double fresh_launch = 0.0;              // median cold launch on inputs drawn just before it
   double seen_launch = 0.0;               // median cold launch on the inputs of the launch just before it
   double latency = 0.0;                   // single_launch less the event-pair floor
+  double hot_latency = 0.0;               // median hot launch (caches warm, behind a spin) less that floor
   double launch_wall = 0.0;               // host time of one launch on an idle device until it is idle again
   // Batch mode through a graph: operations captured for launches_per_sample launches (-1: no graph).
   long long reference_graph_operations = -1;
@@ -101,6 +116,8 @@ struct timing_result {
   work_model work;
   perf_expectations expectations;
   std::vector<finding> findings;          // each but a note fails the perf test
+  // Host seconds of each step of the perf procedure (checks, warm-up, sampling, audit...), in order.
+  std::vector<std::pair<std::string, double>> stage_seconds;
 
   [[nodiscard]] bool flagged() const { return any_failing(findings); }
 };
@@ -113,6 +130,7 @@ struct case_record {
   std::string message;            // why it was skipped, failed outside a comparison, or refused timing
   std::vector<seed_result> checks;
   std::optional<timing_result> timing;
+  std::optional<case_census> census;  // perf and census runs of a correct kernel
   double wall_seconds = 0.0;  // from the start of this case's test to its end, checks included
 };
 
@@ -137,6 +155,7 @@ struct device_ceilings {
 struct perf_outcome {
   seed_result before;
   std::optional<timing_result> timing;
+  std::optional<case_census> census;
   std::optional<seed_result> after;
   [[nodiscard]] bool passed() const { return failure().empty(); }
   // Why the perf test fails, in one line; empty when it passes.

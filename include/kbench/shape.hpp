@@ -17,7 +17,8 @@ class shape {
   using dimension = std::pair<std::string, std::int64_t>;
 
   shape() = default;
-  shape(std::initializer_list<dimension> dims) : dims_(dims) {
+  shape(std::initializer_list<dimension> dims) : shape(std::vector<dimension>(dims)) {}
+  explicit shape(std::vector<dimension> dims) : dims_(std::move(dims)) {
     for (std::size_t i = 0; i < dims_.size(); ++i) {
       for (std::size_t j = 0; j < i; ++j) {
         if (dims_[i].first == dims_[j].first) throw usage_error("shape names '" + dims_[i].first + "' twice");
@@ -43,10 +44,10 @@ class shape {
 
   [[nodiscard]] const std::vector<dimension>& dims() const { return dims_; }
 
-  // "rows=37 cols=1531"
+  // "rows=37/cols=1531"
   [[nodiscard]] std::string to_string() const {
     std::string s;
-    for (const auto& d : dims_) s += (s.empty() ? "" : " ") + d.first + "=" + std::to_string(d.second);
+    for (const auto& d : dims_) s += (s.empty() ? "" : "/") + d.first + "=" + std::to_string(d.second);
     return s;
   }
 

@@ -55,9 +55,9 @@ TEST_CASE("seeds are pinned in decimal or hex; the rest passes through", "[optio
   CHECK(o.passthrough == std::vector<std::string>{"-s", "--reporter", "compact"});
   CHECK(kbench::seeds_for_run(o) == o.seeds);
   // A pinned seed takes one value: a test name after it passes through.
-  const kbench::run_options named = parse({"correctness", "--seed", "1", "rmsnorm/rows=37 cols=1531"});
+  const kbench::run_options named = parse({"correctness", "--seed", "1", "rmsnorm/rows=37/cols=1531"});
   CHECK(named.seeds == std::vector<std::uint64_t>{1});
-  CHECK(named.passthrough == std::vector<std::string>{"rmsnorm/rows=37 cols=1531"});
+  CHECK(named.passthrough == std::vector<std::string>{"rmsnorm/rows=37/cols=1531"});
   CHECK_THROWS_WITH(parse({"correctness", "--seed", "1,,2"}), contains("'' is not an unsigned integer"));
   scoped_env seeds("KBENCH_SEEDS", "7");
   CHECK(parse({"correctness"}).seeds == std::vector<std::uint64_t>{7});
@@ -96,7 +96,9 @@ TEST_CASE("bad values are one-line usage errors naming the option", "[options]")
 TEST_CASE("CTest resource groups pick the GPU unless one is named", "[options]") {
   scoped_env gpu("CTEST_RESOURCE_GROUP_0_GPUS", "id:3,slots:1");
   CHECK(parse({"perf"}).device == 3);
+  CHECK(parse({"perf"}).device_source == "CTest resource group (CTEST_RESOURCE_GROUP_0_GPUS=id:3,slots:1)");
   CHECK(parse({"perf", "--device", "1"}).device == 1);
+  CHECK(parse({"perf", "--device", "1"}).device_source == "--device / KBENCH_DEVICE");
 }
 
 TEST_CASE("timing options: modes, precision, limits and the JSON path", "[options]") {
@@ -129,4 +131,41 @@ TEST_CASE("input sets: auto, beyond-cache or a count; anything else is an error"
   scoped_env sets("KBENCH_INPUT_SETS", "8");
   CHECK(parse({"perf"}).input_sets == 8);
   CHECK(parse({"perf", "--input-sets", "auto"}).input_sets == kbench::input_sets_auto);
+}
+
+TEST_CASE("--help lists kbench's modes and options with defaults and variables, before the framework's", "[options]") {
+  for (const char* flag : {"-h", "--help"}) {
+    const kbench::run_options o = parse({flag});
+    CHECK(o.help);
+    CHECK(o.mode == kbench::run_mode::list);  // no mode: kbench's help alone
+    CHECK_THAT(o.help_text, contains("correctness  check every case"));
+    CHECK_THAT(o.help_text, contains("--iterations INT"));
+    CHECK_THAT(o.help_text, contains("[default 100, env KBENCH_ITERATIONS]"));
+    CHECK_THAT(o.help_text, contains("--timing TEXT"));
+    CHECK_THAT(o.help_text, contains("default auto"));
+    CHECK_THAT(o.help_text, contains("env KBENCH_BASELINE"));
+  }
+  const kbench::run_options perf = parse({"perf", "--help"});
+  CHECK(perf.mode == kbench::run_mode::perf);
+  CHECK(perf.passthrough == std::vector<std::string>{"--help"});  // then Google Benchmark's own
+}
+
+TEST_CASE("shapes and axes at run time, and report-file options", "[options]") {
+  const kbench::run_options o = parse({"perf", "--shape", "rows=4096,cols=8192", "--shape", "rows=1/cols=3", "--axis",
+                                       "cols=1024:8192:x2", "--markdown", "r.md", "--csv", "r.csv", "--baseline",
+                                       "old.json", "--baseline-threshold", "0.1"});
+  REQUIRE(o.shapes.shapes.size() == 2);
+  CHECK(o.shapes.shapes[0].to_string() == "rows=4096/cols=8192");
+  CHECK(o.shapes.shapes[1].to_string() == "rows=1/cols=3");
+  REQUIRE(o.shapes.axes.size() == 1);
+  CHECK(o.shapes.axes[0].values == std::vector<std::int64_t>{1024, 2048, 4096, 8192});
+  CHECK(o.markdown_path == "r.md");
+  CHECK(o.csv_path == "r.csv");
+  CHECK(o.baseline_path == "old.json");
+  CHECK(o.baseline_threshold == 0.1);
+  const scoped_env axis("KBENCH_AXIS", "rows=1,2");
+  CHECK(parse({"perf"}).shapes.axes.at(0).values == std::vector<std::int64_t>{1, 2});
+  CHECK_THROWS_AS(parse({"perf", "--shape", "rows=0"}), kbench::usage_error);
+  CHECK_THROWS_AS(parse({"perf", "--axis", "cols"}), kbench::usage_error);
+  CHECK_THROWS_AS(parse({"perf", "--baseline-threshold", "-1"}), kbench::usage_error);
 }

@@ -72,19 +72,26 @@ TEST_CASE("a timing report gives the method, both kernels, the speedup and every
   t.speedup_interval = {1.37, 1.39};
   t.verdict = kbench::speedup_verdict::faster;
   t.latency = 129.7e-6;
+  t.hot_latency = 120.5e-6;
+  t.stage_seconds = {{"first check", 0.05}, {"sampling", 0.025}};
   t.work.bytes = 536887296;
   t.findings.push_back({kbench::finding_kind::unseen_work, "a flag"});
   t.findings.push_back({kbench::finding_kind::note, "a note"});
-  CHECK(kbench::format_timing("rmsnorm/rows=16384 cols=8192", t, 4.22e12) ==
-        "rmsnorm/rows=16384 cols=8192\n"
+  CHECK(kbench::format_timing("rmsnorm/rows=16384/cols=8192", t, 4.22e12) ==
+        "rmsnorm/rows=16384/cols=8192\n"
         "  method     cold: a 256 MiB read evicts the caches before each launch\n"
+        "  samples    one cold launch each\n"
         "  optimized  median 131.00 us (p10 130.20 us, p90 131.80 us, min 130.00 us, max 132.00 us, mean 131.00 us, "
         "stddev 1.00 us, cv 0.76%, n=3), median known to +-0.10%\n"
         "  reference  median 181.00 us (p10 180.20 us, p90 181.80 us, min 180.00 us, max 182.00 us, mean 181.00 us, "
         "stddev 1.00 us, cv 0.55%, n=3), median known to +-0.20%\n"
         "  speedup    1.382x (95% interval 1.370 to 1.390): faster\n"
-        "  latency    129.70 us (one cold launch, less the event-pair floor; what a profiler reports)\n"
+        "  latency    129.70 us cold, 120.50 us hot (one launch, less the event-pair floor: what a profiler reports)\n"
         "  bandwidth  4.10 TB/s (97.1% of copy) optimized, 2.97 TB/s (70.3% of copy) reference\n"
+        "  wall       75.000 ms on the host: first check 50.000 ms, sampling 25.000 ms\n"
         "  ! a flag\n"
         "  note: a note\n");
+  t.mode = kbench::timing_mode::batch;
+  t.launches_per_sample = 46;
+  CHECK(kbench::sample_unit(t) == "per launch, back to back (46 launches per sample, which may overlap)");
 }

@@ -85,6 +85,7 @@ inline void perf_benchmark(benchmark::State& state, const case_registration& reg
     record.checks.push_back(outcome.before);
     if (outcome.after) record.checks.push_back(*outcome.after);
     record.timing = outcome.timing;
+    record.census = outcome.census;
     for (const seed_result* r : {&outcome.before, outcome.after ? &*outcome.after : nullptr}) {
       if (r && !r->passed()) std::fputs(format_seed_result(reg.name(), s, *r).c_str(), stdout);
     }
@@ -106,7 +107,7 @@ int run_perf(const char* program, run_options& options) {
   benchmark::Initialize(&argc, argv.data());
   if (benchmark::ReportUnrecognizedArguments(argc, argv.data())) return 2;
   for (const case_registration& reg : registered_cases()) {
-    for (const kbench::shape& s : reg.shapes()) {
+    for (const kbench::shape& s : run_shapes(reg, options)) {
       // One iteration holds kbench's whole adaptive measurement; its time is the optimized median.
       benchmark::RegisterBenchmark(case_label(reg.name(), s).c_str(),
                                    [&reg, s, &options](benchmark::State& state) { perf_benchmark(state, reg, s, options); })
@@ -115,6 +116,7 @@ int run_perf(const char* program, run_options& options) {
           ->Unit(benchmark::kMicrosecond);
     }
   }
+  progress().begin(count_tests(options), argc > 1);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   const run_record& run = journal();
@@ -122,6 +124,7 @@ int run_perf(const char* program, run_options& options) {
     fmt::print("{}", format_perf_header(run));
     for (const case_record& c : run.cases) {
       if (c.timing) fmt::print("{}", format_timing(case_label(c.case_name, c.shape), *c.timing, run.copy->bytes_per_second));
+      if (c.census) fmt::print("{}", format_census(case_label(c.case_name, c.shape), *c.census));
     }
   }
   for (const case_record& c : run.cases) fmt::print("{}", format_case_outcome(c));

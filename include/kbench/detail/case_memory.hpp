@@ -25,6 +25,7 @@
 #include "../outcome.hpp"
 #include "../random.hpp"
 #include "../timing.hpp"
+#include "host_transfer.hpp"
 
 namespace kbench {
 namespace detail {
@@ -44,6 +45,67 @@ struct host_array {
   return h;
 }
 
+// The values of a buffer's rows on the host, packed (its padding left out, when it has padded rows).
+[[nodiscard]] inline host_array read_values(const void* device, const buffer_slot& slot) {
+  if (!slot.padded()) return copy_to_host(device, slot.type, slot.size);
+  const std::size_t width = info(slot.type).size;
+  host_array h{slot.type, std::vector<unsigned char>(slot.size * width)};
+  KBENCH_HIP_CHECK(hipMemcpy2D(h.bytes.data(), slot.row() * width, device, slot.pitch * width, slot.row() * width,
+                               slot.rows(), hipMemcpyDeviceToHost));
+  return h;
+}
+
+// Packed values back into a buffer's rows (its padding untouched).
+inline void write_values(void* device, const buffer_slot& slot, const host_array& values) {
+  const std::size_t width = info(slot.type).size;
+  if (!slot.padded()) {
+    KBENCH_HIP_CHECK(hipMemcpy(device, values.bytes.data(), values.bytes.size(), hipMemcpyHostToDevice));
+    return;
+  }
+  KBENCH_HIP_CHECK(hipMemcpy2D(device, slot.pitch * width, values.bytes.data(), slot.row() * width, slot.row() * width,
+                               slot.rows(), hipMemcpyHostToDevice));
+}
+
+// A buffer's values drawn from the generator (element i of its rows is the same as without padding), its
+// padding poisoned: a kernel that reads the padding as data computes with NaN.
+inline void draw_buffer(void* device, const buffer_slot& slot, std::uint64_t seed, std::size_t stream_id,
+                        hipStream_t stream) {
+  if (!slot.padded()) {
+    fill_random(device, slot.type, slot.size, slot.init, seed, stream_id, stream);
+    return;
+  }
+  const std::size_t width = info(slot.type).size;
+  const device_allocation rows(slot.size * width);
+  fill_random(rows.data(), slot.type, slot.size, slot.init, seed, stream_id, stream);
+  poison(device, slot.type, slot.storage(), stream);
+  KBENCH_HIP_CHECK(hipMemcpy2DAsync(device, slot.pitch * width, rows.data(), slot.row() * width, slot.row() * width,
+                                    slot.rows(), hipMemcpyDeviceToDevice, stream));
+  KBENCH_HIP_CHECK(hipStreamSynchronize(stream));  // before `rows` is freed
+}
+
+// Where a padded buffer's padding no longer holds the poison: the number of changed elements, and the
+// first as (row, column), in words; empty when intact or not padded.
+[[nodiscard]] inline std::string padding_changes(const void* device, const buffer_slot& slot) {
+  if (!slot.padded()) return {};
+  const std::size_t width = info(slot.type).size, gap = slot.pitch - slot.row();
+  std::vector<unsigned char> padding(slot.rows() * gap * width);
+  KBENCH_HIP_CHECK(hipMemcpy2D(padding.data(), gap * width, static_cast<const unsigned char*>(device) + slot.row() * width,
+                               slot.pitch * width, gap * width, slot.rows(), hipMemcpyDeviceToHost));
+  const std::size_t elements = slot.rows() * gap;
+  const std::size_t intact = count_poison(padding.data(), slot.type, elements);
+  if (intact == elements) return {};
+  std::size_t first = 0;
+  const std::uint64_t pattern = poison_as<std::uint64_t>(slot.type);
+  for (std::size_t i = 0; i < elements; ++i) {
+    if (std::memcmp(padding.data() + i * width, &pattern, width) != 0) {
+      first = i;
+      break;
+    }
+  }
+  return fmt::format("{} of the {} padding elements changed, first at row {}, column {} (rows are {} long, {} apart)",
+                     elements - intact, elements, first / gap, slot.row() + first % gap, slot.row(), slot.pitch);
+}
+
 // Which kernel a launch runs, and whose buffers it writes.
 enum class side { reference, optimized };
 [[nodiscard]] inline const char* name_of(side s) { return s == side::optimized ? "optimized" : "reference"; }
@@ -60,9 +122,9 @@ class expected_values {
     valid_ = true;
   }
   [[nodiscard]] bool valid() const { return valid_; }
-  // The values; copied from `device` first unless already held.
-  const host_array& get(const void* device, dtype type, std::size_t size) {
-    if (!valid_) set(copy_to_host(device, type, size));
+  // The values (packed: rows only); copied from `device` first unless already held.
+  const host_array& get(const void* device, const buffer_slot& slot) {
+    if (!valid_) set(read_values(device, slot));
     return values_;
   }
   [[nodiscard]] const host_array& held() const { return values_; }
@@ -141,7 +203,7 @@ class case_memory {
     const auto& buffers = case_.buffers();
     for (std::size_t id = 0; id < buffers.size(); ++id) {
       buffer_slot* slot = buffers[id].get();
-      const std::size_t bytes = slot->size * info(slot->type).size;
+      const std::size_t bytes = slot->storage_bytes();
       if (slot->role == buffer_role::input) {
         inputs_.push_back({slot, checked_input(bytes), id, {}, {}});
       } else {
@@ -168,13 +230,11 @@ class case_memory {
   void draw(std::uint64_t seed) {
     seed_ = seed;
     for (input_memory& in : inputs_) {
-      fill_random(in.memory.data(), in.slot->type, in.slot->size, in.slot->init, seed, in.stream_id, stream());
+      draw_buffer(in.memory.data(), *in.slot, seed, in.stream_id, stream());
       in.memory.snapshot(stream());
     }
     for (output_memory& out : outputs_) {
-      if (out.in_place()) {
-        fill_random(out.initial.data(), out.slot->type, out.slot->size, out.slot->init, seed, out.stream_id, stream());
-      }
+      if (out.in_place()) draw_buffer(out.initial.data(), *out.slot, seed, out.stream_id, stream());
     }
     synchronize();
   }
@@ -299,7 +359,7 @@ class case_memory {
   // Poisons every output of `target`, re-arms its guards, and restores its in-place buffers; waits for
   // that, so that a kernel working on some other stream cannot race it (correctness runs are not timed).
   void prepare_outputs(side target) {
-    for (output_memory& out : outputs_) out.memory(target).prepare(out.slot->type, out.slot->size, stream());
+    for (output_memory& out : outputs_) out.memory(target).prepare(out.slot->type, out.slot->storage(), stream());
     restore_in_place(target);
     synchronize();
   }
@@ -336,13 +396,13 @@ class case_memory {
     run_bound(target);
   }
 
-  // Keeps every compute unit busy for about `seconds` from another stream: six blocks of 256 spinning
-  // threads each (48 of the 64 warps a compute unit holds on gfx9 and on NVIDIA since Volta), which
-  // leave room for the case's own blocks and compete with them for issue slots, so that the warps of one
-  // block no longer progress in step.
-  void load_device(double seconds) {
+  // Keeps every compute unit busy for about `seconds` from another stream: `blocks_per_unit` blocks of
+  // 256 spinning threads each (6: 48 of the 64 warps a compute unit holds on gfx9 and on NVIDIA since
+  // Volta), which leave room for the case's own blocks and compete with them for issue slots, so that the
+  // warps of one block no longer progress in step.
+  void load_device(double seconds, int blocks_per_unit = 6) {
     if (!load_) load_.emplace();
-    const unsigned int blocks = static_cast<unsigned int>(6 * std::max(load_->multiprocessors, 1));
+    const unsigned int blocks = static_cast<unsigned int>(blocks_per_unit * std::max(load_->multiprocessors, 1));
     load_->spin.enqueue_wide(load_->stream.get(), seconds, blocks, 256);
   }
 
@@ -353,11 +413,25 @@ class case_memory {
     run_bound(target);
   }
 
+  // The values of input `k` in input set `set` on the host, as double (in memory kept for the next call).
+  [[nodiscard]] const host_doubles& input_on_host(std::size_t k, int set) {
+    host_inputs_.resize(inputs_.size());
+    staging_.to_doubles(input_data(inputs_[k], set), *inputs_[k].slot, host_inputs_[k], stream());
+    return host_inputs_[k];
+  }
+
+  // The values of a buffer of `slot`'s layout at `device`, as double.
+  [[nodiscard]] std::vector<double> values_on_host(const void* device, const buffer_slot& slot) {
+    host_doubles values;
+    staging_.to_doubles(device, slot, values, stream());
+    return {values.data(), values.data() + values.size};
+  }
+
   // Host values bound to the handles for the length of a host reference.
   template <class Compute>
-  void with_host_values(std::vector<std::vector<double>>& in_values, std::vector<std::vector<double>>& out_values,
+  void with_host_values(const std::vector<const double*>& in_values, std::vector<std::vector<double>>& out_values,
                         Compute&& compute) {
-    for (std::size_t k = 0; k < inputs_.size(); ++k) inputs_[k].slot->host = in_values[k].data();
+    for (std::size_t k = 0; k < inputs_.size(); ++k) inputs_[k].slot->host = const_cast<double*>(in_values[k]);
     for (std::size_t k = 0; k < outputs_.size(); ++k) outputs_[k].slot->host = out_values[k].data();
     try {
       compute();
@@ -400,15 +474,33 @@ class case_memory {
     return in.memory.changed_words(stream(), first) != 0;
   }
 
+  // A finding for each padded output of `target` (timed: its non-in-place ones) whose padding a launch
+  // wrote.
+  void check_padding(side target, const std::string& context, std::vector<finding>& found, bool timed = false) {
+    for (output_memory& out : outputs_) {
+      if (timed && out.in_place()) continue;  // the timed working copies' padding holds drawn values
+      const std::string changed = padding_changes(out.memory(target).data(), *out.slot);
+      if (!changed.empty()) {
+        found.push_back({finding_kind::stray_write, fmt::format("{}the {} kernel wrote into the padding of output '{}': {}",
+                                                                context, name_of(target), out.slot->name, changed)});
+      }
+    }
+  }
+
   // ---- values ------------------------------------------------------------------------------------------
+  // Padded outputs are compared on the host, rows only.
   [[nodiscard]] bool compared_on_device(const output_memory& out) const {
-    return has_device_reference() && out.slot->size >= device_compare_threshold &&
+    return has_device_reference() && out.slot->size >= device_compare_threshold && !out.slot->padded() &&
            device_can_compare(case_.tolerance_of(*out.slot));
   }
 
-  // The reference's values on the host, copied on first need.
-  const host_array& expected_on_host(output_memory& out) {
-    return out.expected.get(out.reference.data(), out.slot->type, out.slot->size);
+  // The reference's values on the host (rows only), copied on first need.
+  const host_array& expected_on_host(output_memory& out) { return out.expected.get(out.reference.data(), *out.slot); }
+
+  // Elements of a device reference's output that still hold the poison (padding left out).
+  [[nodiscard]] std::size_t poisoned_in_reference(output_memory& out) {
+    if (compared_on_device(out)) return count_poison_on_device(out.reference.data(), out.slot->type, out.slot->size, stream());
+    return count_poison(expected_on_host(out).bytes.data(), out.slot->type, out.slot->size);
   }
 
   // The optimized kernel's output against the reference's: on the GPU when large and clean; else, or
@@ -426,15 +518,15 @@ class case_memory {
       device_comparison d = compare_on_device(actual, expected, slot.type, slot.size, slot.extents, tol, stream());
       if (d.clean) return std::move(d.result);
     }
-    const host_array actual_values = copy_to_host(actual, slot.type, slot.size);
+    const host_array actual_values = read_values(actual, slot);
     host_array elsewhere;
-    if (expected && expected != out.reference.data()) elsewhere = copy_to_host(expected, slot.type, slot.size);
+    if (expected && expected != out.reference.data()) elsewhere = read_values(expected, slot);
     const host_array& expected_values = elsewhere.bytes.empty() ? expected_on_host(out) : elsewhere;
     return compare(actual_values.view(slot.size, slot.extents), expected_values.view(slot.size, slot.extents), tol);
   }
 
  private:
-  [[nodiscard]] static std::size_t bytes_of(const buffer_slot& slot) { return slot.size * info(slot.type).size; }
+  [[nodiscard]] static std::size_t bytes_of(const buffer_slot& slot) { return slot.storage_bytes(); }
   [[nodiscard]] std::uint64_t draw_seed(std::uint64_t draw) const { return seed_ + 0x9E3779B97F4A7C15ull * draw; }
 
   // f(slot, stream id, timed block, source block) for every buffer whose values kbench draws.
@@ -466,6 +558,8 @@ class case_memory {
   device_buffer<unsigned long long> fingerprint_sums_;  // per input: as drawn, after the launches
   std::vector<input_memory> inputs_;
   std::vector<output_memory> outputs_;
+  host_staging staging_;                  // pinned chunks for the transfers to host functions
+  std::vector<host_doubles> host_inputs_;  // the inputs as a host function last saw them
 };
 
 }  // namespace detail

@@ -4,9 +4,9 @@
 //   run_side     the optimized kernel first, on poisoned and guarded outputs, then waits for the whole
 //                device and checks the guards and the inputs (the reference's outputs for these inputs do
 //                not exist yet, so a kernel that copies them is caught)
-//   determinism  the optimized kernel again on the same inputs, and (the first seed) once more while
-//                other work loads the device, which shakes out races a quiet device hides: the outputs
-//                must be the same bits
+//   determinism  the optimized kernel again on the same inputs, and (the first seed) up to three times
+//                more while other work loads the device, which shakes out races a quiet device hides:
+//                the outputs must be the same bits
 //   references   the reference the same way (or the host reference in double), and whether it left any
 //                element unwritten
 //   check_teeth  the tolerance must be able to fail (teeth.hpp)
@@ -18,8 +18,9 @@
 //                once more on set 0's buffers, which the run's last launch always uses
 #pragma once
 
-#include <cstdint>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -62,6 +63,7 @@ inline void run_side(case_memory& memory, side target, std::vector<finding>& pro
   memory.synchronize();
   KBENCH_HIP_CHECK(hipDeviceSynchronize());
   memory.check_guards(target, "", problems);
+  memory.check_padding(target, "", problems);
   check_inputs(memory, name_of(target), problems);
 }
 
@@ -87,9 +89,7 @@ inline void run_device_reference(case_memory& memory, std::vector<finding>& prob
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     output_memory& out = outputs[k];
     if (out.in_place()) continue;  // starts from the drawn values, not from poison
-    suspects[k] = memory.compared_on_device(out)
-                      ? count_poison_on_device(out.reference.data(), out.slot->type, out.slot->size, memory.stream())
-                      : count_poison(memory.expected_on_host(out).bytes.data(), out.slot->type, out.slot->size);
+    suspects[k] = memory.poisoned_in_reference(out);
     integer_suspects = integer_suspects || (suspects[k] && !info(out.slot->type).is_float);
   }
   if (integer_suspects) {
@@ -103,7 +103,7 @@ inline void run_device_reference(case_memory& memory, std::vector<finding>& prob
     for (std::size_t k = 0; k < outputs.size(); ++k) {
       output_memory& out = outputs[k];
       if (info(out.slot->type).is_float || suspects[k] == 0) continue;
-      const host_array second = copy_to_host(out.reference.data(), out.slot->type, out.slot->size);
+      const host_array second = read_values(out.reference.data(), *out.slot);
       const host_array& first = out.expected.held();
       const std::size_t width = info(out.slot->type).size;
       suspects[k] = 0;
@@ -117,20 +117,10 @@ inline void run_device_reference(case_memory& memory, std::vector<finding>& prob
     }
     // The device copies now hold the second run: put the first run's values back where the host has them.
     for (output_memory& out : outputs) {
-      if (out.expected.valid()) {
-        KBENCH_HIP_CHECK(hipMemcpy(out.reference.data(), out.expected.held().bytes.data(),
-                                   out.expected.held().bytes.size(), hipMemcpyHostToDevice));
-      }
+      if (out.expected.valid()) write_values(out.reference.data(), *out.slot, out.expected.held());
     }
   }
   for (std::size_t k = 0; k < outputs.size(); ++k) report_unwritten(outputs[k], suspects[k], "reference", "unwritten", problems);
-}
-
-[[nodiscard]] inline std::vector<double> host_values(const void* device, const buffer_slot& slot) {
-  const host_array raw = copy_to_host(device, slot.type, slot.size);
-  std::vector<double> values(slot.size);
-  for (std::size_t i = 0; i < slot.size; ++i) values[i] = load_as_double(raw.bytes.data(), slot.type, i);
-  return values;
 }
 
 [[nodiscard]] inline double sentinel_value() {
@@ -142,28 +132,40 @@ inline void run_device_reference(case_memory& memory, std::vector<finding>& prob
 // A host function (the host reference, or the oracle) on input set `set`: inputs as double, outputs
 // starting as a sentinel that must be overwritten (in-place buffers as drawn). Returns the outputs' values.
 [[nodiscard]] inline std::vector<std::vector<double>> compute_on_host(case_memory& memory, int set,
-                                                                      const host_function& compute) {
+                                                                      const host_function& compute,
+                                                                      host_run* timed = nullptr) {
+  using clock = std::chrono::steady_clock;
+  const auto start = clock::now();
   std::vector<input_memory>& inputs = memory.inputs();
   std::vector<output_memory>& outputs = memory.outputs();
-  std::vector<std::vector<double>> in_values(inputs.size()), out_values(outputs.size());
-  for (std::size_t k = 0; k < inputs.size(); ++k) in_values[k] = host_values(case_memory::input_data(inputs[k], set), *inputs[k].slot);
+  std::vector<const double*> in_values(inputs.size());
+  std::vector<std::vector<double>> out_values(outputs.size());
+  for (std::size_t k = 0; k < inputs.size(); ++k) in_values[k] = memory.input_on_host(k, set).data();
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     if (outputs[k].in_place()) {
-      out_values[k] = host_values(case_memory::initial_data(outputs[k], set), *outputs[k].slot);
+      out_values[k] = memory.values_on_host(case_memory::initial_data(outputs[k], set), *outputs[k].slot);
     } else {
       out_values[k].assign(outputs[k].slot->size, sentinel_value());
     }
   }
+  const auto computing = clock::now();
   memory.with_host_values(in_values, out_values, compute);
+  if (timed) {
+    timed->transfer_seconds = std::chrono::duration<double>(computing - start).count();
+    timed->compute_seconds = std::chrono::duration<double>(clock::now() - computing).count();
+    timed->input_bytes = 0.0;
+    for (const input_memory& in : inputs) timed->input_bytes += static_cast<double>(in.slot->size * info(in.slot->type).size);
+  }
   return out_values;
 }
 
 // The host reference on input set `set`; its results become the expected values, in fp64.
-inline void run_host_reference(case_memory& memory, std::vector<finding>& problems, int set = 0) {
+inline void run_host_reference(case_memory& memory, std::vector<finding>& problems, int set = 0,
+                               host_run* timed = nullptr) {
   std::vector<input_memory>& inputs = memory.inputs();
   std::vector<output_memory>& outputs = memory.outputs();
   const std::vector<std::vector<double>> out_values =
-      compute_on_host(memory, set, memory.declaration().host_reference_function());
+      compute_on_host(memory, set, memory.declaration().host_reference_function(), timed);
   const double sentinel = sentinel_value();
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     output_memory& out = outputs[k];
@@ -202,11 +204,18 @@ inline output_bits hold_outputs(case_memory& memory) {
   return held;
 }
 
-// Runs the optimized kernel again on the same inputs (with `load`, while spinning blocks on another
-// stream compete for every compute unit) and reports outputs whose bits differ from `held`.
-inline void rerun_and_match(case_memory& memory, const output_bits& held, bool load, std::vector<finding>& problems) {
+// The element of a buffer's rows at position `stored` of its memory (padding counted).
+[[nodiscard]] inline std::size_t logical_index(const buffer_slot& slot, std::size_t stored) {
+  return slot.padded() ? stored / slot.pitch * slot.row() + std::min(stored % slot.pitch, slot.row() - 1) : stored;
+}
+
+// Runs the optimized kernel again on the same inputs (with `load` blocks per compute unit spinning on
+// another stream, competing with it; 0: none) and reports outputs whose bits differ from `held`. True
+// when some did.
+inline bool rerun_and_match(case_memory& memory, const output_bits& held, int load, std::vector<finding>& problems) {
   memory.prepare_outputs(side::optimized);
-  if (load) memory.load_device(1e-3);
+  if (load > 0) memory.load_device(1e-3, load);
+  bool differed = false;
   memory.launch(side::optimized);
   KBENCH_HIP_CHECK(hipDeviceSynchronize());
   const bool required = memory.declaration().is_deterministic();
@@ -216,15 +225,27 @@ inline void rerun_and_match(case_memory& memory, const output_bits& held, bool l
     const std::size_t differ = count_differing_words(held.copies[k].data(), outputs[k].optimized.data(),
                                                      held.copies[k].bytes(), memory.stream(), first);
     if (differ == 0) continue;
+    differed = true;
     const std::size_t width = info(outputs[k].slot->type).size;
     problems.push_back(
         {required ? finding_kind::nondeterministic : finding_kind::note,
          fmt::format("the optimized kernel gave other bits on the same inputs{}: output '{}' differs in {} word(s), first "
                      "at element {}{}",
                      load ? " while other work loaded the device" : "", outputs[k].slot->name, differ,
-                     format_index(first / width, outputs[k].slot->extents),
+                     format_index(logical_index(*outputs[k].slot, first / width), outputs[k].slot->extents),
                      required ? " (the case declares it deterministic)"
                               : " (a race, or atomics reordering a reduction; declare deterministic() to make this fail)")});
+  }
+  return differed;
+}
+
+// The shake: reruns while other work loads the device, up to three (48, 24 and 64 warps of load per
+// compute unit: each interleaves the case's warps differently), until one shows other bits. A race
+// that a quiet device hides shows in some of them; one rerun caught a block reduction missing a barrier
+// in 5 of 6 checks on the H200.
+inline void shake(case_memory& memory, const output_bits& held, std::vector<finding>& problems) {
+  for (const int load : {6, 3, 8}) {
+    if (rerun_and_match(memory, held, load, problems)) return;
   }
 }
 
@@ -240,7 +261,7 @@ inline void check_against_oracle(case_memory& memory, seed_result& r) {
     compare_options quiet;
     quiet.mismatches_to_keep = 0;
     const tolerance any = memory.declaration().tolerance_of(slot);
-    const host_array optimized = copy_to_host(out.optimized.data(), slot.type, slot.size);
+    const host_array optimized = read_values(out.optimized.data(), slot);
     const comparison reference_side = compare(memory.expected_on_host(out).view(slot.size, slot.extents), exact, any, quiet);
     const comparison optimized_side = compare(optimized.view(slot.size, slot.extents), exact, any, quiet);
     auto inexact = [](const comparison& c) {
@@ -275,7 +296,7 @@ inline void run_misaligned(case_memory& memory, std::size_t offset, moved_buffer
   std::vector<input_memory>& ins = memory.inputs();
   std::vector<output_memory>& outs = memory.outputs();
   for (std::size_t k = 0; k < ins.size(); ++k) {
-    const std::size_t bytes = ins[k].slot->size * info(ins[k].slot->type).size;
+    const std::size_t bytes = ins[k].slot->storage_bytes();
     inputs.push_back(static_cast<unsigned char*>(held.inputs[k].data()) + moved(*ins[k].slot));
     KBENCH_HIP_CHECK(hipMemcpyAsync(inputs.back(), ins[k].memory.data(), bytes, hipMemcpyDeviceToDevice, memory.stream()));
   }
@@ -285,7 +306,7 @@ inline void run_misaligned(case_memory& memory, std::size_t offset, moved_buffer
       KBENCH_HIP_CHECK(hipMemcpyAsync(outputs.back(), outs[k].initial.data(), outs[k].optimized.bytes(),
                                       hipMemcpyDeviceToDevice, memory.stream()));
     } else {
-      poison(outputs.back(), outs[k].slot->type, outs[k].slot->size, memory.stream());
+      poison(outputs.back(), outs[k].slot->type, outs[k].slot->storage(), memory.stream());
     }
   }
   const std::string where = fmt::format("with buffers moved {} byte{} off their alignment", offset, offset > 1 ? "s" : "");
@@ -326,7 +347,7 @@ inline void check_alignment(case_memory& memory, seed_result& r) {
   }
   if (offsets.empty()) return;
   moved_buffers held;
-  for (input_memory& in : memory.inputs()) held.inputs.emplace_back(in.slot->size * info(in.slot->type).size + 16);
+  for (input_memory& in : memory.inputs()) held.inputs.emplace_back(in.slot->storage_bytes() + 16);
   for (output_memory& out : memory.outputs()) {
     held.outputs.emplace_back(out.optimized.bytes() + 16);
     held.aligned.emplace_back(out.optimized.bytes());
@@ -341,12 +362,13 @@ inline void check_alignment(case_memory& memory, seed_result& r) {
   memory.draw(seed);
   run_side(memory, side::optimized, r.problems);
   const output_bits held = hold_outputs(memory);
-  rerun_and_match(memory, held, false, r.problems);
-  if (probe_teeth) rerun_and_match(memory, held, true, r.problems);
+  rerun_and_match(memory, held, 0, r.problems);
+  if (probe_teeth) shake(memory, held, r.problems);
   if (memory.has_device_reference()) {
     run_device_reference(memory, r.problems);
   } else {
-    run_host_reference(memory, r.problems);
+    r.host_reference.emplace();
+    run_host_reference(memory, r.problems, 0, &*r.host_reference);
   }
   if (probe_teeth) check_teeth(memory, r.problems);
   for (output_memory& out : memory.outputs()) {
@@ -357,7 +379,7 @@ inline void check_alignment(case_memory& memory, seed_result& r) {
     check_alignment(memory, r);
     // The last launch of the run on set 0's buffers again, as in a run without the moved ones: a kernel
     // that keys a cache on its buffers' addresses meets the next run's inputs there.
-    rerun_and_match(memory, held, false, r.problems);
+    rerun_and_match(memory, held, 0, r.problems);
   }
   return r;
 }

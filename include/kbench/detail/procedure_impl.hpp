@@ -8,10 +8,17 @@
 namespace kbench {
 namespace detail {
 
-std::vector<declared_buffer> declare_on_host(const case_registration& registration, const kbench::shape& s) {
+std::vector<declared_buffer> declare_on_host(const case_registration& registration, const kbench::shape& s,
+                                             bool every_dimension_used) {
   kernel_case declared(registration.name(), s);
   registration.function()(declared);
   declared.validate();
+  if (every_dimension_used) {
+    for (const std::string& d : declared.unasked_dimensions()) {
+      throw usage_error("case '" + registration.name() + "' never asks for dimension '" + d + "' of shape {" +
+                        s.to_string() + "}");
+    }
+  }
   return declared.declared_buffers();
 }
 
@@ -44,6 +51,8 @@ case_run::case_run(const case_registration& registration, const kbench::shape& s
     : instance_(std::make_unique<case_instance>(registration, s)) {}
 
 case_run::~case_run() = default;
+
+case_census case_run::census(const run_options& options, const gpu_info& g) { return instance_->census(options, g); }
 
 seed_result case_run::check(std::uint64_t seed, bool probe_teeth) { return instance_->check(seed, probe_teeth); }
 

@@ -5,16 +5,20 @@
 #pragma once
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include "../options.hpp"
 #include "../procedure.hpp"
 #include "../registry.hpp"
 #include "../report.hpp"
 #include "../results.hpp"
+#include "../sweep.hpp"
 
 namespace kbench {
 namespace detail {
@@ -32,6 +36,7 @@ inline run_record& journal() {
 inline const gpu_info* gpu_or_skip(const run_options& options, case_record& record) {
   const gpu_info& g = open_gpu(options.device);
   journal().device = g;
+  journal().device.assigned_by = options.device_source;
   if (g.usable) return &g;
   record.verdict = case_verdict::skipped;
   record.message = g.reason;
@@ -69,10 +74,65 @@ inline bool filtered_out(const case_registration& reg, const kbench::shape& s, c
   return true;
 }
 
+// The shapes a case runs at in this run: its registered ones, or what --shape and --axis ask for.
+inline std::vector<kbench::shape> run_shapes(const case_registration& reg, const run_options& options) {
+  return shapes_to_run(reg.shapes(), options.shapes);
+}
+
+// Progress of a long run, on a terminal: a line as each case starts (which, how far, an estimate of what
+// is left). Silent when standard error is not a terminal, so logs stay as they were, or with
+// KBENCH_PROGRESS=0.
+class progress_line {
+ public:
+  // `total`: the cases and shapes the run may reach; `filtered`: a framework filter may skip some.
+  void begin(std::size_t total, bool filtered) {
+    const char* setting = std::getenv("KBENCH_PROGRESS");
+    shown_ = isatty(fileno(stderr)) && !(setting && std::string(setting) == "0");
+    total_ = total;
+    filtered_ = filtered;
+    start_ = std::chrono::steady_clock::now();
+  }
+  void end() const {
+    if (shown_) {
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+      fmt::print(stderr, "kbench [done, {:.0f} s]\n", elapsed);
+    }
+  }
+  void starting(std::size_t index, const std::string& label) const {
+    if (!shown_) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    std::string estimate;
+    if (index > 1 && !filtered_) {
+      estimate = fmt::format(", about {:.0f} s left", elapsed / static_cast<double>(index - 1) * static_cast<double>(total_ - index + 1));
+    }
+    fmt::print(stderr, "kbench [{} of {}{}, {:.0f} s{}] {}\n", index, filtered_ ? "up to " : "", total_, elapsed, estimate,
+               label);
+  }
+
+ private:
+  bool shown_ = false;
+  bool filtered_ = false;
+  std::size_t total_ = 0;
+  std::chrono::steady_clock::time_point start_;
+};
+
+inline progress_line& progress() {
+  static progress_line line;
+  return line;
+}
+
+// The number of case-and-shape tests this run holds.
+inline std::size_t count_tests(const run_options& options) {
+  std::size_t n = 0;
+  for (const case_registration& reg : registered_cases()) n += run_shapes(reg, options).size();
+  return n;
+}
+
 inline case_record& new_record(const case_registration& reg, const kbench::shape& s) {
   case_record& r = journal().cases.emplace_back();
   r.case_name = reg.name();
   r.shape = s;
+  progress().starting(journal().cases.size(), case_label(r.case_name, s));
   return r;
 }
 

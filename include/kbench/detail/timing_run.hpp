@@ -61,15 +61,17 @@ class timing_run {
   }
 
   [[nodiscard]] timing_result run() {
-    warm_up();
-    choose_mode();
-    draw_input_sets();
-    prepare_mode();
-    sample_until_stopped();
-    audit_last_sample();
+    stage("warm-up", [&] { warm_up(); });
+    stage("set-up", [&] {
+      choose_mode();
+      draw_input_sets();
+      prepare_mode();
+    });
+    stage("sampling", [&] { sample_until_stopped(); });
+    stage("audit", [&] { audit_last_sample(); });
     summarize_samples();
-    measure_latency();
-    measure_unseen_work();
+    stage("latency", [&] { measure_latency(); });
+    stage("unseen work", [&] { measure_unseen_work(); });
     memory_.release_timed_sets();
     judge_timing(t_, {gpu_.l2_bytes, ceilings_.copy, ceilings_.floor});
     return t_;
@@ -222,8 +224,8 @@ class timing_run {
   // are poison too.
   void audit_last_sample() {
     for (output_memory& out : memory_.outputs()) {
-      out.reference.poison_contents(out.slot->type, out.slot->size, stream());
-      out.optimized.poison_contents(out.slot->type, out.slot->size, stream());
+      out.reference.poison_contents(out.slot->type, out.slot->storage(), stream());
+      out.optimized.poison_contents(out.slot->type, out.slot->storage(), stream());
     }
     sample(true);
     check_timed_launches(per_sample_ - 1);
@@ -239,6 +241,7 @@ class timing_run {
       if (target == side::reference && !with_reference_) continue;
       memory_.check_guards(target, "while timed, ", found);
       memory_.check_working_guards(target, "while timed, ", found);
+      memory_.check_padding(target, "while timed, ", found, true);
     }
     for (input_memory& in : memory_.inputs()) {
       if (memory_.input_changed(in)) {
@@ -260,7 +263,7 @@ class timing_run {
       for (output_memory& out : memory_.outputs()) {
         out.expected.device_changed();
         if (!info(out.slot->type).is_float || out.in_place()) continue;
-        const std::size_t unwritten = count_poison_on_device(out.reference.data(), out.slot->type, out.slot->size, stream());
+        const std::size_t unwritten = memory_.poisoned_in_reference(out);
         report_unwritten(out, unwritten, "reference", "unwritten", problems);
       }
     } else {
@@ -282,6 +285,8 @@ class timing_run {
 
   void summarize_samples() {
     t_.optimized = summarize(optimized_s_);
+    t_.optimized_samples = optimized_s_;
+    t_.reference_samples = reference_s_;
     t_.idle_wait = summarize(waits_).median;
     if (with_reference_) {
       t_.reference = summarize(reference_s_);
@@ -311,6 +316,20 @@ class timing_run {
       single(seen);
       memory_.fingerprint_timed_inputs();  // keeps the sums paired (the audit has checked them already)
     }
+    // Hot: inputs just drawn (so in the caches as far as they fit, and never seen by a launch), each launch
+    // queued behind a spin.
+    std::vector<double> hot;
+    for (int i = 0; i < seen_pairs; ++i) {
+      redraw();
+      spin_.enqueue(stream(), 20e-6);
+      optimized_events_.start.record(stream());
+      memory_.launch_timed(side::optimized, 0);
+      optimized_events_.stop.record(stream());
+      optimized_events_.stop.synchronize();
+      hot.push_back(optimized_events_.seconds());
+      memory_.fingerprint_timed_inputs();
+    }
+    t_.hot_latency = std::max(summarize(hot).median - ceilings_.floor.events_only, 0.0);
     t_.fresh_launch = summarize(fresh).median;
     t_.seen_launch = summarize(seen).median;
     t_.single_launch = mode_.mode == timing_mode::cold && per_sample_ == 1 ? t_.optimized.median : t_.fresh_launch;
@@ -322,6 +341,14 @@ class timing_run {
   void measure_unseen_work() {
     t_.launch_wall = launch_wall_time([&] { memory_.restore_working(side::optimized, 1); },
                                       [&] { memory_.launch_timed(side::optimized, 0); });
+  }
+
+  // Host time of one step of the run, for the report of where a run's wall time goes.
+  template <class Step>
+  void stage(const char* name, Step&& step) {
+    const auto start = clock::now();
+    step();
+    t_.stage_seconds.push_back({name, seconds_since(start)});
   }
 
   static constexpr int seen_pairs = 9;  // fresh and seen cold launches, alternately

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""kbench's kernel census against the profiler and the binary, on an NVIDIA GPU, for every shipped case:
+
+  names and counts   each side's kernels in `<program> census` against what `ncu` lists inside the census's
+                     profiler ranges ("kbench census reference" / "kbench census optimized": one launch each)
+  registers, shared  against `cuobjdump --dump-resource-usage` of the same binary (whose SHARED counts the
+                     1 KiB per block that sm_80 and later reserve, which the runtime's attribute leaves out)
+  per-kernel time    kbench's cold median of each kernel alone, less the event-pair floor, against ncu's
+                     gpu__time_duration (caches flushed, clocks not locked): within 2% for kernels of 50 us
+                     or more, 0.5 us below
+  parts and whole    the kernels' medians added against the whole launch timed the same way: within 5%
+
+    scripts/census-check.py [--build build/nvidia-native] [--out build/reports/census] [--programs a,b]
+Prints one table row per kernel and a summary line; exits 1 when a target is missed.
+"""
+import argparse
+import csv
+import glob
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+p = argparse.ArgumentParser()
+p.add_argument("--build", default="build/nvidia-native")
+p.add_argument("--out", default="build/reports/census")
+p.add_argument("--programs", default="", help="comma-separated test programs (default: every kernel test and example 3)")
+args = p.parse_args()
+os.makedirs(args.out, exist_ok=True)
+tests = os.path.join(args.build, "tests")
+programs = [x for x in args.programs.split(",") if x] or sorted(
+    os.path.basename(f)[:-4] for f in glob.glob(os.path.join(os.path.dirname(__file__), "..", "tests", "*_test.hip"))
+    if not re.search(r"(mutation|trust|device_compare|declaration|timing|contract)", f)) + ["example_03_fusion"]
+ncu = shutil.which("ncu") or next(iter(sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"))), None)
+cuobjdump = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
+
+
+def run(cmd, log):
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=580)
+    with open(os.path.join(args.out, log), "w") as f:
+        f.write(" ".join(cmd) + "\n" + r.stdout + r.stderr)
+    return r
+
+
+def binary(name):
+    for d in (tests, os.path.join(args.build, "examples")):
+        if os.path.exists(os.path.join(d, name)):
+            return os.path.join(d, name)
+    raise SystemExit(f"census-check: no program {name} under {args.build}")
+
+
+def resource_usage(path):
+    """{mangled name: {"REG": n, "SHARED": bytes, "LOCAL": bytes}} from cuobjdump."""
+    out, name = {}, None
+    for line in run([cuobjdump, "--dump-resource-usage", path], os.path.basename(path) + ".cuobjdump.log").stdout.splitlines():
+        m = re.search(r"Function (\S+):", line)
+        if m:
+            name = m.group(1)
+            continue
+        if name and "REG:" in line:
+            out[name] = {k: int(v) for k, v in re.findall(r"(REG|SHARED|LOCAL|STACK):(\d+)", line)}
+            name = None
+    return out
+
+
+def ncu_kernels(path, case_arguments):
+    """[(range, mangled name, grid, block, registers, seconds)] in launch order, from ncu inside the census ranges."""
+    if not ncu:
+        return None
+    cmd = [ncu, "--clock-control", "none", "--cache-control", "all", "--nvtx", "--nvtx-include", "kbench census reference/",
+           "--nvtx-include", "kbench census optimized/", "--print-kernel-base", "mangled", "--metrics",
+           "gpu__time_duration.sum,launch__registers_per_thread,launch__grid_size,launch__block_size", "--csv", path,
+           "census", *case_arguments]
+    r = run(cmd, os.path.basename(path) + ".ncu.log")
+    text = r.stdout[r.stdout.find('"ID"'):] if '"ID"' in r.stdout else ""
+    launches = {}
+    for record in csv.DictReader(io.StringIO(text)):
+        key = int(record["ID"])
+        entry = launches.setdefault(key, {"name": record["Kernel Name"], "range": record.get("NVTX Range", "")})
+        value = float(record["Metric Value"].replace(",", ""))
+        metric = record["Metric Name"]
+        if metric == "gpu__time_duration.sum":
+            scale = {"nsecond": 1e-9, "usecond": 1e-6, "msecond": 1e-3, "second": 1.0}.get(record.get("Metric Unit"), 1e-9)
+            entry["seconds"] = value * scale
+        else:
+            entry[metric] = value
+    return [launches[k] for k in sorted(launches)]
+
+
+rows, misses, compared = [], [], 0
+for program in programs:
+    path = binary(program)
+    json_path = os.path.join(args.out, program + ".census.json")
+    arguments = ["--seed", "1"]
+    r = run([path, "census", "--json", json_path, *arguments], program + ".census.log")
+    if r.returncode != 0:
+        misses.append(f"{program}: census exited {r.returncode}")
+        continue
+    doc = json.load(open(json_path))
+    usage = resource_usage(path)
+    profiled = ncu_kernels(path, arguments) or []
+    cursor = 0  # ncu's launches come in the census's order: case by case, reference then optimized
+    for case in doc["cases"]:
+        census = case["census"]
+        if not census:
+            continue
+        label = case["case"] + "/" + "/".join(f"{k}={v}" for k, v in case["shape"].items())
+        for side_name in ("reference", "optimized"):
+            side = census[side_name]
+            if side is None:
+                continue
+            if not side["captured"]:
+                rows.append((label, side_name, "(not captured)", side["reason"][:60], "", "", "", ""))
+                continue
+            theirs = profiled[cursor:cursor + len(side["kernels"])] if profiled else []
+            cursor += len(side["kernels"])
+            for i, k in enumerate(side["kernels"]):
+                compared += 1
+                ncu_k = theirs[i] if i < len(theirs) else None
+                obj = usage.get(k["symbol"], {})
+                name_ok = ncu_k is not None and ncu_k["name"] in (k["symbol"], k["name"])
+                reg_ok = obj.get("REG") == k["registers"]  # ncu's launch__registers_per_thread is the allocation, rounded up
+                # cuobjdump counts the 1 KiB per block that sm_80 and later reserve for the system in a kernel that
+                # uses shared memory; the runtime's attribute does not.
+                shared_ok = obj.get("SHARED") in (k["static_shared_bytes"], k["static_shared_bytes"] + 1024)
+                mine, ref = k["median_seconds"], ncu_k.get("seconds") if ncu_k else None
+                if ref:
+                    diff = mine - ref
+                    time_ok = abs(diff) <= (0.02 * ref if ref >= 50e-6 else 0.5e-6)
+                    timing = f"{mine * 1e6:.2f} / {ref * 1e6:.2f} us ({100 * diff / ref:+.1f}%)"
+                else:
+                    time_ok, timing = False, f"{mine * 1e6:.2f} us / ncu -"
+                for ok, what in ((name_ok, "name"), (reg_ok, "registers"), (shared_ok, "shared"), (time_ok, "time")):
+                    if not ok:
+                        misses.append(f"{label} {side_name} {k['name'][:50]}: {what}")
+                rows.append((label, side_name, k["name"][:48], f"{k['registers']} / {obj.get('REG', '-')}",
+                             f"{k['static_shared_bytes']} / {obj.get('SHARED', '-')}", timing,
+                             "ok" if name_ok else "NAME", "ok" if time_ok else "TIME"))
+            if side["kernels"] and side["whole_seconds"]:
+                parts, whole = side["parts_seconds"], side["whole_seconds"]
+                ok = abs(parts - whole) <= 0.05 * whole
+                if not ok:
+                    misses.append(f"{label} {side_name}: parts {parts * 1e6:.2f} us against the whole {whole * 1e6:.2f} us")
+                rows.append((label, side_name, f"(parts add up: {len(side['kernels'])} kernels)", "", "",
+                             f"{parts * 1e6:.2f} / {whole * 1e6:.2f} us ({100 * (parts - whole) / whole:+.1f}%)", "",
+                             "ok" if ok else "SUM"))
+    if profiled and cursor != len(profiled):
+        misses.append(f"{program}: ncu listed {len(profiled)} kernels in the census ranges, kbench {cursor}")
+
+print(f"{'case':<44} {'side':<9} {'kernel':<48} {'regs kb/cuobjdump':>17} {'shared kb/cuobjdump':>19} "
+      f"{'cold time kbench / ncu':>32} name time")
+for row in rows:
+    print(f"{row[0]:<44} {row[1]:<9} {row[2]:<48} {row[3]:>17} {row[4]:>19} {row[5]:>32} {row[6]:>4} {row[7]:>4}")
+print(f"\n{compared} kernels compared in {len(programs)} programs; {len(misses)} targets missed" + ("" if ncu else " (no ncu)"))
+for m in misses:
+    print("  missed:", m)
+json.dump({"rows": rows, "misses": misses}, open(os.path.join(args.out, "census-check.json"), "w"), indent=1)
+sys.exit(1 if misses else 0)

@@ -1,0 +1,342 @@
+#!/usr/bin/env python3
+"""Plots of kbench perf results (`<program> perf --json PATH`, schema "kbench-results/1"), as PNG files
+named for what they show:
+
+  <case>-time.png       a sweep (shapes of one case that differ in one dimension): median time against that
+                        dimension, reference and optimized, p10-p90 bars, log-log
+  <case>-bandwidth.png  the sweep's GB/s against that dimension, the device's copy bandwidth as a line
+  speedups.png          every case and shape: reference / optimized median with its 95% interval
+  baseline.png          with --baseline: current / baseline median time of the optimized kernel per case,
+                        with a 95% bootstrap interval, and lines at 1 and at the threshold either way
+
+    scripts/kbench-plot.py [--out DIR] [--baseline OLD.json] [--threshold 0.05] RESULTS.json...
+
+Prints the paths it wrote. Exit status: 0, 1 when there is nothing to plot (no case has a timing), 2 on
+bad input, 77 without matplotlib (Debian: apt-get install python3-matplotlib).
+"""
+import argparse
+import json
+import math
+import os
+import random
+import re
+import sys
+
+SCHEMA = "kbench-results/1"
+# What a median is in each timing mode (json_report.hpp): batch divides a graph of launches by their number.
+MEDIAN_MEANING = {"batch": "per launch, back to back", "cold": "one cold launch", "hot": "one hot launch"}
+VERDICT_COLOR = {"faster": "tab:green", "slower": "tab:red"}
+
+
+class BadInput(Exception):
+    pass
+
+
+def number(v):
+    """A number as json_report.hpp writes it ("nan", "inf", "-inf" when not finite); None when absent."""
+    if v is None:
+        return None
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return float(v)
+    if v in ("nan", "inf", "-inf"):
+        return float(v)
+    raise BadInput(f"{v!r} is not a number")
+
+
+def finite(v):
+    x = number(v)
+    return x if x is not None and math.isfinite(x) else None
+
+
+def load(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise BadInput(f"{path}: cannot be read ({e.strerror})")
+    except json.JSONDecodeError as e:
+        raise BadInput(f"{path}: is not JSON ({e})")
+    schema = doc.get("schema") if isinstance(doc, dict) else None
+    if schema != SCHEMA:
+        raise BadInput(f"{path}: is not a {SCHEMA} document (schema {schema!r})")
+    if not isinstance(doc.get("cases"), list):
+        raise BadInput(f"{path}: has no \"cases\" array")
+    copy = doc.get("copy_bandwidth")
+    copy = finite(copy.get("bytes_per_second")) if isinstance(copy, dict) else None
+    cases = []
+    for i, c in enumerate(doc["cases"]):
+        ok = (isinstance(c, dict) and isinstance(c.get("case"), str) and isinstance(c.get("shape"), dict)
+              and all(isinstance(v, int) for v in c["shape"].values())
+              and (c.get("timing") is None or isinstance(c["timing"], dict)))
+        if not ok:
+            raise BadInput(f"{path}: case number {i} is malformed (needs case, shape {{dim: size}} and timing)")
+        cases.append({"case": c["case"], "shape": c["shape"], "verdict": c.get("verdict", ""),
+                      "timing": c.get("timing"), "copy": copy})
+    return cases
+
+
+def label(c):
+    dims = "/".join(f"{k}={v}" for k, v in c["shape"].items())  # as kbench labels a case (report.hpp)
+    return f"{c['case']}/{dims}" if dims else c["case"]
+
+
+def match_key(c):
+    return (c["case"], tuple(sorted(c["shape"].items())))
+
+
+def file_name(case_name, what):
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", case_name) + f"-{what}.png"
+
+
+def sweeps(cases):
+    """(case name, swept dimension, [(size, case)] by size) for each case timed at shapes differing in one dim."""
+    by_name = {}
+    for c in cases:
+        if c["timing"] is not None:
+            by_name.setdefault(c["case"], []).append(c)
+    for name, group in by_name.items():
+        dims = list(group[0]["shape"])
+        if len(group) < 2 or any(list(c["shape"]) != dims for c in group):
+            continue
+        varying = [d for d in dims if len({c["shape"][d] for c in group}) > 1]
+        if len(varying) != 1:
+            continue
+        points = {}
+        for c in group:
+            points.setdefault(c["shape"][varying[0]], c)  # the first file's, when several have the shape
+        yield name, varying[0], sorted(points.items())
+
+
+def side_stats(c, side):
+    s = c["timing"].get(side)
+    if not isinstance(s, dict):
+        return None
+    median, p10, p90 = finite(s.get("median")), finite(s.get("p10")), finite(s.get("p90"))
+    return (median, p10, p90) if median and p10 is not None and p90 is not None else None
+
+
+def time_label(modes):
+    """The y label: what a median is, one line per mode when a sweep mixes them (--timing auto does)."""
+    if len(modes) == 1:
+        return f"median seconds, {MEDIAN_MEANING.get(modes[0], modes[0])}"
+    return "median seconds\n" + "\n".join(f"{m}: {MEDIAN_MEANING.get(m, m)}" for m in modes)
+
+
+def size_axis(ax, sizes, dim):
+    ax.set_xscale("log", base=2)
+    ax.set_xticks(sizes)
+    ax.set_xticklabels([str(s) for s in sizes], rotation=45 if len(sizes) > 6 else 0)
+    ax.minorticks_off()
+    ax.set_xlabel(dim)
+
+
+def plot_time(plt, out, name, dim, points):
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    modes = list(dict.fromkeys(c["timing"].get("mode", "") for _, c in points))
+    markers = {m: "os^"[i % 3] for i, m in enumerate(modes)}
+    for side, color in (("reference", "tab:gray"), ("optimized", "tab:blue")):
+        pts = [(x, c["timing"].get("mode", ""), side_stats(c, side)) for x, c in points]
+        pts = [(x, m, s) for x, m, s in pts if s]
+        if not pts:
+            continue
+        ax.plot([x for x, _, _ in pts], [s[0] for _, _, s in pts], color=color, linewidth=1)
+        for mode in modes:
+            group = [(x, s) for x, m, s in pts if m == mode]
+            if group:
+                ax.errorbar([x for x, _ in group], [s[0] for _, s in group],
+                            yerr=[[s[0] - s[1] for _, s in group], [s[2] - s[0] for _, s in group]],
+                            fmt=markers[mode], color=color, capsize=3,
+                            label=side if len(modes) == 1 else f"{side}, {mode}")
+    ax.set_yscale("log")
+    size_axis(ax, [x for x, _ in points], dim)
+    ax.set_ylabel(time_label(modes), fontsize=9)
+    ax.set_title(f"{name}: time against {dim} (bars: p10 to p90)")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend()
+    return save(fig, plt, os.path.join(out, file_name(name, "time")))
+
+
+def plot_bandwidth(plt, out, name, dim, points):
+    bytes_of = {x: finite(c["timing"].get("work", {}).get("bytes")) for x, c in points}
+    if not any(bytes_of.values()):
+        return None  # no work model: no bandwidth
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    for side, color in (("reference", "tab:gray"), ("optimized", "tab:blue")):
+        pts = [(x, bytes_of[x], side_stats(c, side)) for x, c in points]
+        pts = [(x, b, s) for x, b, s in pts if b and s]
+        if not pts:
+            continue
+        gbps = [b / s[0] / 1e9 for _, b, s in pts]
+        ax.errorbar([x for x, _, _ in pts], gbps,
+                    yerr=[[g - b / s[2] / 1e9 for g, (_, b, s) in zip(gbps, pts)],
+                          [b / s[1] / 1e9 - g for g, (_, b, s) in zip(gbps, pts)]],
+                    fmt="-o", color=color, capsize=3, label=side)
+    copy = next((c["copy"] for _, c in points if c["copy"]), None)
+    if copy:
+        ax.axhline(copy / 1e9, color="tab:red", linestyle="--", label=f"device-to-device copy ({copy / 1e9:.0f} GB/s)")
+    size_axis(ax, [x for x, _ in points], dim)
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("GB/s (bytes moved / median time)")
+    ax.set_title(f"{name}: bandwidth against {dim} (bars: from p90 to p10 time)")
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    return save(fig, plt, os.path.join(out, file_name(name, "bandwidth")))
+
+
+def interval_chart(plt, rows, xlabel, title, lines):
+    """Horizontal bars: rows of (label, value, low, high, color); vertical lines of (x, style, label)."""
+    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.35 * len(rows)))
+    ys = list(range(len(rows)))[::-1]
+    for y, (_, v, low, high, color) in zip(ys, rows):
+        ax.errorbar([v], [y], xerr=[[v - low], [high - v]], fmt="o", color=color, capsize=3)
+    for x, style, text in lines:
+        ax.axvline(x, color=style[0], linestyle=style[1], linewidth=1, label=text)
+    ax.set_yticks(ys)
+    ax.set_yticklabels([r[0] for r in rows], fontsize=8)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.grid(True, axis="x", alpha=0.3)
+    if any(text for _, _, text in lines):
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def plot_speedups(plt, out, cases):
+    rows = []
+    for c in cases:
+        t = c["timing"]
+        speedup = finite(t.get("speedup")) if t else None
+        if speedup is None:
+            continue  # untimed, or a host reference
+        ci = t.get("speedup_interval") or {}
+        low, high = finite(ci.get("low")), finite(ci.get("high"))
+        rows.append((label(c), speedup, low if low is not None else speedup, high if high is not None else speedup,
+                     VERDICT_COLOR.get(t.get("verdict"), "tab:gray")))
+    if not rows:
+        return None
+    fig = interval_chart(plt, rows, "speedup: reference median / optimized median (95% interval)",
+                         "speedup per case", [(1.0, ("black", "-"), "")])
+    return save(fig, plt, os.path.join(out, "speedups.png"))
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def quantile(s, q):
+    """The q-quantile of sorted values, interpolating between the closest ranks (numpy's default)."""
+    position = q * (len(s) - 1)
+    below = int(math.floor(position))
+    above = min(below + 1, len(s) - 1)
+    return s[below] + (s[above] - s[below]) * (position - below)
+
+
+def ratio_interval(now, before, resamples=2000, seed=0x6B62656E6368):
+    """95% percentile-bootstrap interval of median(now) / median(before), each set resampled on its own
+    (two runs: nothing pairs their samples). Seeded: the same files give the same plot."""
+    try:
+        import numpy as np
+    except ImportError:
+        rng = random.Random(seed)
+        ratios = sorted(median(rng.choices(now, k=len(now))) / median(rng.choices(before, k=len(before)))
+                        for _ in range(resamples))
+        return quantile(ratios, 0.025), quantile(ratios, 0.975)
+    rng = np.random.default_rng(seed)
+    a, b = np.asarray(now), np.asarray(before)
+    ratios = []
+    for start in range(0, resamples, 250):  # in chunks: runs can hold thousands of samples
+        k = min(250, resamples - start)
+        medians_now = np.median(rng.choice(a, (k, a.size)), axis=1)
+        ratios.append(medians_now / np.median(rng.choice(b, (k, b.size)), axis=1))
+    ratios = np.concatenate(ratios)
+    return float(np.quantile(ratios, 0.025)), float(np.quantile(ratios, 0.975))
+
+
+def samples_of(t):
+    s = (t.get("samples") or {}).get("optimized") or []
+    return [x for x in (finite(v) for v in s) if x is not None]
+
+
+def plot_baseline(plt, out, baseline, cases, threshold):
+    before = {}
+    for c in baseline:
+        before.setdefault(match_key(c), c)
+    rows = []
+    for c in cases:
+        b = before.get(match_key(c))
+        if b is None or not b["timing"] or not c["timing"]:
+            continue
+        old, new = side_stats(b, "optimized"), side_stats(c, "optimized")
+        if not old or not new:
+            continue
+        ratio = new[0] / old[0]
+        s_old, s_new = samples_of(b["timing"]), samples_of(c["timing"])
+        low, high = ratio_interval(s_new, s_old) if s_old and s_new else (ratio, ratio)
+        color = ("tab:red" if low > 1 + threshold else "tab:green" if high < 1 / (1 + threshold) else "tab:gray")
+        rows.append((label(c), ratio, low, high, color))
+    if not rows:
+        return None
+    fig = interval_chart(plt, rows, "current / baseline median time of the optimized kernel (above 1: slower)",
+                         f"against the baseline (95% interval; threshold {100 * threshold:g}%)",
+                         [(1.0, ("black", "-"), ""),
+                          (1 + threshold, ("tab:red", "--"), f"{100 * threshold:g}% slower"),
+                          (1 / (1 + threshold), ("tab:green", "--"), f"{100 * threshold:g}% faster")])
+    return save(fig, plt, os.path.join(out, "baseline.png"))
+
+
+def save(fig, plt, path):
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("results", nargs="+", metavar="RESULTS.json", help="perf results (kbench-results/1)")
+    p.add_argument("--out", default=".", help="folder for the PNG files (default: the current one)")
+    p.add_argument("--baseline", metavar="OLD.json", help="an earlier run: also plot baseline.png")
+    p.add_argument("--threshold", type=float, default=0.05,
+                   help="relative change that counts, for baseline.png (default 0.05)")
+    args = p.parse_args()
+    if not (args.threshold >= 0 and math.isfinite(args.threshold)):
+        p.error("--threshold must be 0 or more")
+    try:
+        cases = [c for path in args.results for c in load(path)]
+        baseline = load(args.baseline) if args.baseline else None
+        os.makedirs(args.out, exist_ok=True)
+    except (BadInput, OSError) as e:
+        print(f"kbench-plot: {e}", file=sys.stderr)
+        return 2
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("kbench-plot: matplotlib is not installed (Debian: apt-get install python3-matplotlib)", file=sys.stderr)
+        return 77
+    try:
+        written = []
+        for name, dim, points in sweeps(cases):
+            written += [plot_time(plt, args.out, name, dim, points), plot_bandwidth(plt, args.out, name, dim, points)]
+        written.append(plot_speedups(plt, args.out, cases))
+        if baseline is not None:
+            written.append(plot_baseline(plt, args.out, baseline, cases, args.threshold))
+    except BadInput as e:
+        print(f"kbench-plot: {e}", file=sys.stderr)
+        return 2
+    written = [w for w in written if w]
+    if not written:
+        print("kbench-plot: nothing to plot: no case has a timing (a correctness run?)", file=sys.stderr)
+        return 1
+    for path in written:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

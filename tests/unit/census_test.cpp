@@ -1,0 +1,84 @@
+// census.hpp: what a case expects of its optimized kernels, and the census table.
+#include <kbench/census.hpp>
+
+#include <string>
+
+#include "../catch.hpp"
+
+using kbench_test::contains;
+
+namespace {
+
+kbench::census_kernel kernel(const char* name, int registers, double occupancy, double seconds) {
+  kbench::census_kernel k;
+  k.name = name;
+  k.symbol = std::string("_Z") + name;
+  k.grid[0] = 37;
+  k.block[0] = 256;
+  k.registers = registers;
+  k.static_shared_bytes = 1024;
+  k.local_bytes = 0;
+  k.blocks_per_unit = 8;
+  k.waves_per_unit = 64;
+  k.waves_per_simd = 16.0;
+  k.occupancy = occupancy;
+  k.median_seconds = seconds;
+  return k;
+}
+
+kbench::case_census census_of(int kernels) {
+  kbench::case_census c;
+  c.platform = "nvidia";
+  c.optimized.captured = true;
+  for (int i = 0; i < kernels; ++i) c.optimized.kernels.push_back(kernel("fused", 40, 0.5, 10e-6));
+  c.optimized.whole_seconds = 10e-6 * kernels;
+  kbench::census_side reference;
+  reference.captured = true;
+  reference.kernels = {kernel("add", 16, 1.0, 4e-6), kernel("norm", 32, 0.75, 5e-6), kernel("weight", 16, 1.0, 4e-6)};
+  reference.whole_seconds = 13.5e-6;
+  c.reference = reference;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("no expectations: nothing to find", "[census]") {
+  CHECK(kbench::judge_census(census_of(3), {}).empty());
+}
+
+TEST_CASE("a declared fusion, a register bound and an occupancy floor are checked", "[census]") {
+  kbench::census_expectations e;
+  e.kernels = 1;
+  CHECK(kbench::judge_census(census_of(1), e).empty());
+  const auto two = kbench::judge_census(census_of(2), e);
+  REQUIRE(two.size() == 1);
+  CHECK(two[0].kind == kbench::finding_kind::census_mismatch);
+  CHECK(two[0].fails());
+  CHECK(two[0].text == "the optimized side launches 2 kernels (fused, fused), the case expects 1");
+  e.max_registers = 32;
+  e.min_occupancy = 0.6;
+  const auto bounds = kbench::judge_census(census_of(1), e);
+  REQUIRE(bounds.size() == 2);
+  CHECK_THAT(bounds[0].text, contains("kernel fused uses 40 registers per thread, the case allows at most 32"));
+  CHECK_THAT(bounds[1].text, contains("theoretical occupancy of 50% (8 blocks of 256 threads per compute unit)"));
+  kbench::case_census uncaptured = census_of(1);
+  uncaptured.optimized = {};
+  uncaptured.optimized.reason = "hipErrorStreamCaptureUnsupported";
+  const auto refused = kbench::judge_census(uncaptured, e);
+  REQUIRE(refused.size() == 1);
+  CHECK_THAT(refused[0].text, contains("could not be captured to list them: hipErrorStreamCaptureUnsupported"));
+}
+
+TEST_CASE("the census table: both sides, per-kernel time, share and resources, and how the parts add up", "[census]") {
+  const std::string text = kbench::format_census("add_rmsnorm/rows=37/cols=1531", census_of(1));
+  CHECK_THAT(text, contains("census add_rmsnorm/rows=37/cols=1531\n"));
+  CHECK_THAT(text, contains("  reference: 3 kernels, 0 copies, 0 memsets\n"));
+  CHECK_THAT(text, contains("  optimized: 1 kernel, 0 copies, 0 memsets\n"));
+  CHECK_THAT(text, contains("warps/SM"));
+  CHECK_THAT(text, contains("          5.00    38%                37x1x1      256x1x1    32    1024      0        64     75%  norm\n"));
+  CHECK_THAT(text, contains("    parts add up to 13.00 us; the whole launch, timed the same way, 13.50 us (-3.7%)\n"));
+  CHECK_THAT(text, contains("  kernels: 3 in the reference, 1 in the optimized side\n"));
+  kbench::case_census amd = census_of(1);
+  amd.platform = "amd";
+  CHECK_THAT(kbench::format_census("x", amd), contains("waves/SIMD"));
+}

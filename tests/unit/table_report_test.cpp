@@ -1,0 +1,120 @@
+// table_report.hpp: a results document as a Markdown table and as CSV.
+#include <kbench/table_report.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <kbench/json_report.hpp>
+
+#include "../catch.hpp"
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+kbench::timing_result timing(kbench::timing_mode mode, double optimized, double reference) {
+  kbench::timing_result t;
+  t.mode = mode;
+  t.launches_per_sample = mode == kbench::timing_mode::batch ? 100 : 1;
+  t.optimized = kbench::summarize({optimized});
+  t.reference = kbench::summarize({reference});
+  t.speedup = reference / optimized;
+  t.speedup_interval = {1.9, 2.1};
+  t.verdict = kbench::speedup_verdict::faster;
+  t.work.bytes = 2e8;
+  return t;
+}
+
+// A cold case, a batch case, and a case whose name needs quoting in CSV.
+kbench::run_record sample_run() {
+  kbench::run_record run;
+  run.mode = kbench::run_mode::perf;
+  run.copy = kbench::copy_bandwidth{4e12, 1u << 30, kbench::summarize({5e-4})};
+  auto add = [&](const std::string& name, kbench::shape shape, std::optional<kbench::timing_result> t) {
+    kbench::case_record& c = run.cases.emplace_back();
+    c.case_name = name;
+    c.shape = std::move(shape);
+    c.verdict = kbench::case_verdict::pass;
+    c.timing = std::move(t);
+  };
+  add("rmsnorm", {{"rows", 2}, {"cols", 3}}, timing(kbench::timing_mode::cold, 1e-4, 2e-4));
+  add("rmsnorm", {{"rows", 2}, {"cols", 6}}, timing(kbench::timing_mode::batch, 5e-6, 1e-5));
+  add("soft\"max,v2", {{"n", 8}}, timing(kbench::timing_mode::hot, 1e-3, 2e-3));
+  return run;
+}
+
+json document(const kbench::run_record& run) { return json::parse(kbench::to_json(run)); }
+
+std::size_t lines_starting(const std::string& text, const std::string& prefix) {
+  std::istringstream in(text);
+  std::size_t n = 0;
+  for (std::string line; std::getline(in, line);) n += line.rfind(prefix, 0) == 0 ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("markdown: a header, a row per case and shape, and what a median is in each mode", "[table]") {
+  const std::string md = kbench::to_markdown(document(sample_run()));
+  CHECK(md.rfind("| case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | "
+                 "of copy | verdict | timing |\n| --- |",
+                 0) == 0);
+  CHECK(lines_starting(md, "| rmsnorm |") == 2);
+  CHECK(lines_starting(md, "| soft\"max,v2 |") == 1);
+  CHECK_THAT(md, kbench_test::contains("| rmsnorm | rows=2/cols=3 | 200.00 us [2] | 100.00 us [2] | 2.000x (1.900 to "
+                                       "2.100) | 2000.0 GB/s | 50.0% | pass, faster | cold |\n"));
+  CHECK_THAT(md, kbench_test::contains("| 10.00 us [1] | 5.00 us [1] |"));
+  CHECK_THAT(md, kbench_test::contains("| batch (100 launches) |"));
+  CHECK_THAT(md, kbench_test::contains("[1] per launch, back to back"));
+  CHECK_THAT(md, kbench_test::contains("[2] one launch"));
+}
+
+TEST_CASE("markdown: a cell holding '|' does not split the row", "[table]") {
+  kbench::run_record run = sample_run();
+  run.cases[0].case_name = "a|b";
+  CHECK(lines_starting(kbench::to_markdown(document(run)), "| a\\|b | rows=2/cols=3 |") == 1);
+}
+
+TEST_CASE("csv: a header, plain numbers, RFC 4180 quoting and CRLF", "[table]") {
+  const std::string csv = kbench::to_csv(document(sample_run()));
+  const std::string header =
+      "case,shape,verdict,speedup_verdict,timing_mode,median_is,launches_per_sample,reference_median_seconds,"
+      "optimized_median_seconds,speedup,speedup_low,speedup_high,bytes_per_second,fraction_of_copy_bandwidth\r\n";
+  CHECK(csv.rfind(header, 0) == 0);
+  CHECK_THAT(csv, kbench_test::contains("\r\nrmsnorm,rows=2/cols=3,pass,faster,cold,one launch,1,0.0002,0.0001,2,"
+                                        "1.9,2.1,2000000000000,0.5\r\n"));
+  CHECK_THAT(csv, kbench_test::contains("\r\nrmsnorm,rows=2/cols=6,pass,faster,batch,\"per launch, back to "
+                                        "back\",100,"));
+  CHECK_THAT(csv, kbench_test::contains("\r\n\"soft\"\"max,v2\",n=8,pass,faster,hot,one launch,1,"));
+  CHECK(lines_starting(csv, "rmsnorm,") == 2);
+}
+
+TEST_CASE("a correctness run gives its verdicts and empty timing cells", "[table]") {
+  kbench::run_record run = sample_run();
+  run.mode = kbench::run_mode::correctness;
+  run.copy.reset();
+  for (kbench::case_record& c : run.cases) c.timing.reset();
+  run.cases[1].verdict = kbench::case_verdict::fail;
+  const json doc = document(run);
+  CHECK_THAT(kbench::to_csv(doc), kbench_test::contains("\r\nrmsnorm,rows=2/cols=6,fail,,,,,,,,,,,\r\n"));
+  CHECK_THAT(kbench::to_markdown(doc), kbench_test::contains("| rmsnorm | rows=2/cols=6 |  |  |  |  |  | fail |  |\n"));
+  CHECK_THAT(kbench::to_markdown(doc), !kbench_test::contains("[1]"));
+}
+
+TEST_CASE("a document of another schema is a usage error", "[table]") {
+  CHECK_THROWS_AS(kbench::to_csv(json{{"schema", "other/1"}, {"cases", json::array()}}), kbench::usage_error);
+  CHECK_THROWS_AS(kbench::to_markdown(json::array()), kbench::usage_error);
+}
+
+TEST_CASE("write_text_file writes the text as it is, or throws", "[table]") {
+  CHECK_THROWS_AS(kbench::write_text_file("/nonexistent-dir/table.csv", "x"), kbench::error);
+  const char* path = "kbench_table_report_test.csv";
+  kbench::write_text_file(path, "a,b\r\n1,2\r\n");
+  std::ifstream file(path, std::ios::binary);
+  std::stringstream text;
+  text << file.rdbuf();
+  CHECK(text.str() == "a,b\r\n1,2\r\n");
+  std::remove(path);
+}
