@@ -31,7 +31,17 @@ struct table_row {
   std::optional<double> speedup, speedup_low, speedup_high;
   std::optional<double> bytes_per_second;            // the optimized kernel's
   std::optional<double> fraction_of_copy_bandwidth;  // of the device-to-device copy measured in the same run
+  std::optional<double> reference_kernels;  // from the census: kernels one launch of each side runs
+  std::optional<double> optimized_kernels;
 };
+
+// The kernels one launch of a side runs, from a case's census (absent: no census, or not captured).
+inline std::optional<double> kernel_count(const nlohmann::ordered_json& census, const char* side) {
+  if (!census.is_object() || !census.contains(side) || !census[side].is_object()) return std::nullopt;
+  const nlohmann::ordered_json& s = census[side];
+  if (!s.value("captured", false) || !s.contains("kernels") || !s["kernels"].is_array()) return std::nullopt;
+  return static_cast<double>(s["kernels"].size());
+}
 
 // What a median is in each timing mode: batch times many launches queued back to back and divides.
 inline std::string median_meaning(const std::string& mode) {
@@ -71,6 +81,10 @@ inline std::vector<table_row> table_rows(const nlohmann::ordered_json& results) 
           r.fraction_of_copy_bandwidth = finite_at(t["throughput"], "fraction_of_copy_bandwidth");
         }
       }
+      if (c.contains("census")) {
+        r.reference_kernels = kernel_count(c["census"], "reference");
+        r.optimized_kernels = kernel_count(c["census"], "optimized");
+      }
       rows.push_back(std::move(r));
     } catch (const json::exception& e) {
       throw usage_error(fmt::format("case number {} of the results: {}", rows.size(), e.what()));
@@ -91,8 +105,9 @@ inline std::string csv_number(const std::optional<double>& v) { return v ? fmt::
 
 }  // namespace detail
 
-// | case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | of copy | verdict |
-// timing |, with footnotes saying what a median is in the timing modes present.
+// | case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | of copy | kernels |
+// verdict | timing |, with footnotes saying what a median is in the timing modes present. Kernels: one
+// launch of each side, from the census ("3 -> 1": a fusion).
 [[nodiscard]] inline std::string to_markdown(const nlohmann::ordered_json& results) {
   const std::vector<detail::table_row> rows = detail::table_rows(results);
   bool batch = false, one_launch = false;
@@ -102,8 +117,8 @@ inline std::string csv_number(const std::optional<double>& v) { return v ? fmt::
     return format_duration(*seconds) + (mode == "batch" ? " [1]" : " [2]");
   };
   std::string out =
-      "| case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | of copy | verdict | "
-      "timing |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n";
+      "| case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | of copy | kernels | "
+      "verdict | timing |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n";
   for (const detail::table_row& r : rows) {
     std::string speedup;
     if (r.speedup) {
@@ -116,12 +131,17 @@ inline std::string csv_number(const std::optional<double>& v) { return v ? fmt::
     const std::string share =
         r.fraction_of_copy_bandwidth ? fmt::format("{:.1f}%", 100 * *r.fraction_of_copy_bandwidth) : "";
     const std::string verdict = r.speedup_verdict.empty() ? r.verdict : r.verdict + ", " + r.speedup_verdict;
+    std::string kernels;
+    if (r.optimized_kernels) {
+      kernels = r.reference_kernels ? fmt::format("{:g} -> {:g}", *r.reference_kernels, *r.optimized_kernels)
+                                    : fmt::format("{:g}", *r.optimized_kernels);
+    }
     std::string timing = r.mode;
     if (r.mode == "batch" && r.launches_per_sample) timing += fmt::format(" ({:g} launches)", *r.launches_per_sample);
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", detail::markdown_cell(r.case_name),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", detail::markdown_cell(r.case_name),
                        detail::markdown_cell(r.shape), median(r.reference_median, r.mode),
-                       median(r.optimized_median, r.mode), speedup, bandwidth, share, detail::markdown_cell(verdict),
-                       timing);
+                       median(r.optimized_median, r.mode), speedup, bandwidth, share, kernels,
+                       detail::markdown_cell(verdict), timing);
   }
   if (batch || one_launch) out += "\n";
   if (batch) {
@@ -139,14 +159,16 @@ inline std::string csv_number(const std::optional<double>& v) { return v ? fmt::
   using detail::csv_number;
   std::string out =
       "case,shape,verdict,speedup_verdict,timing_mode,median_is,launches_per_sample,reference_median_seconds,"
-      "optimized_median_seconds,speedup,speedup_low,speedup_high,bytes_per_second,fraction_of_copy_bandwidth\r\n";
+      "optimized_median_seconds,speedup,speedup_low,speedup_high,bytes_per_second,fraction_of_copy_bandwidth,"
+      "reference_kernels,optimized_kernels\r\n";
   for (const detail::table_row& r : detail::table_rows(results)) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n", csv_field(r.case_name), csv_field(r.shape),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n", csv_field(r.case_name), csv_field(r.shape),
                        csv_field(r.verdict), csv_field(r.speedup_verdict), csv_field(r.mode),
                        csv_field(detail::median_meaning(r.mode)), csv_number(r.launches_per_sample),
                        csv_number(r.reference_median), csv_number(r.optimized_median), csv_number(r.speedup),
                        csv_number(r.speedup_low), csv_number(r.speedup_high), csv_number(r.bytes_per_second),
-                       csv_number(r.fraction_of_copy_bandwidth));
+                       csv_number(r.fraction_of_copy_bandwidth), csv_number(r.reference_kernels),
+                       csv_number(r.optimized_kernels));
   }
   return out;
 }

@@ -42,6 +42,13 @@ kbench::run_record sample_run() {
   add("rmsnorm", {{"rows", 2}, {"cols", 3}}, timing(kbench::timing_mode::cold, 1e-4, 2e-4));
   add("rmsnorm", {{"rows", 2}, {"cols", 6}}, timing(kbench::timing_mode::batch, 5e-6, 1e-5));
   add("soft\"max,v2", {{"n", 8}}, timing(kbench::timing_mode::hot, 1e-3, 2e-3));
+  // The first case's census: a fusion, three kernels against one.
+  kbench::case_census census;
+  census.reference.emplace().captured = true;
+  census.reference->kernels.resize(3);
+  census.optimized.captured = true;
+  census.optimized.kernels.resize(1);
+  run.cases[0].census = census;
   return run;
 }
 
@@ -59,12 +66,12 @@ std::size_t lines_starting(const std::string& text, const std::string& prefix) {
 TEST_CASE("markdown: a header, a row per case and shape, and what a median is in each mode", "[table]") {
   const std::string md = kbench::to_markdown(document(sample_run()));
   CHECK(md.rfind("| case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | "
-                 "of copy | verdict | timing |\n| --- |",
+                 "of copy | kernels | verdict | timing |\n| --- |",
                  0) == 0);
   CHECK(lines_starting(md, "| rmsnorm |") == 2);
   CHECK(lines_starting(md, "| soft\"max,v2 |") == 1);
   CHECK_THAT(md, kbench_test::contains("| rmsnorm | rows=2/cols=3 | 200.00 us [2] | 100.00 us [2] | 2.000x (1.900 to "
-                                       "2.100) | 2000.0 GB/s | 50.0% | pass, faster | cold |\n"));
+                                       "2.100) | 2000.0 GB/s | 50.0% | 3 -> 1 | pass, faster | cold |\n"));
   CHECK_THAT(md, kbench_test::contains("| 10.00 us [1] | 5.00 us [1] |"));
   CHECK_THAT(md, kbench_test::contains("| batch (100 launches) |"));
   CHECK_THAT(md, kbench_test::contains("[1] per launch, back to back"));
@@ -81,10 +88,11 @@ TEST_CASE("csv: a header, plain numbers, RFC 4180 quoting and CRLF", "[table]") 
   const std::string csv = kbench::to_csv(document(sample_run()));
   const std::string header =
       "case,shape,verdict,speedup_verdict,timing_mode,median_is,launches_per_sample,reference_median_seconds,"
-      "optimized_median_seconds,speedup,speedup_low,speedup_high,bytes_per_second,fraction_of_copy_bandwidth\r\n";
+      "optimized_median_seconds,speedup,speedup_low,speedup_high,bytes_per_second,fraction_of_copy_bandwidth,"
+      "reference_kernels,optimized_kernels\r\n";
   CHECK(csv.rfind(header, 0) == 0);
   CHECK_THAT(csv, kbench_test::contains("\r\nrmsnorm,rows=2/cols=3,pass,faster,cold,one launch,1,0.0002,0.0001,2,"
-                                        "1.9,2.1,2000000000000,0.5\r\n"));
+                                        "1.9,2.1,2000000000000,0.5,3,1\r\n"));
   CHECK_THAT(csv, kbench_test::contains("\r\nrmsnorm,rows=2/cols=6,pass,faster,batch,\"per launch, back to "
                                         "back\",100,"));
   CHECK_THAT(csv, kbench_test::contains("\r\n\"soft\"\"max,v2\",n=8,pass,faster,hot,one launch,1,"));
@@ -98,8 +106,8 @@ TEST_CASE("a correctness run gives its verdicts and empty timing cells", "[table
   for (kbench::case_record& c : run.cases) c.timing.reset();
   run.cases[1].verdict = kbench::case_verdict::fail;
   const json doc = document(run);
-  CHECK_THAT(kbench::to_csv(doc), kbench_test::contains("\r\nrmsnorm,rows=2/cols=6,fail,,,,,,,,,,,\r\n"));
-  CHECK_THAT(kbench::to_markdown(doc), kbench_test::contains("| rmsnorm | rows=2/cols=6 |  |  |  |  |  | fail |  |\n"));
+  CHECK_THAT(kbench::to_csv(doc), kbench_test::contains("\r\nrmsnorm,rows=2/cols=6,fail,,,,,,,,,,,,,\r\n"));
+  CHECK_THAT(kbench::to_markdown(doc), kbench_test::contains("| rmsnorm | rows=2/cols=6 |  |  |  |  |  |  | fail |  |\n"));
   CHECK_THAT(kbench::to_markdown(doc), !kbench_test::contains("[1]"));
 }
 
