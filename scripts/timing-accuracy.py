@@ -9,6 +9,7 @@
   4. The device-side comparison of two 1 GiB fp32 outputs against the copy bandwidth.
   5. Input rotation: cache-resident cases on one input set, and rotating beyond the cache.
   6. The wall time of a default perf run of one case against its timed GPU time.
+  7. The host reference path: how fast a GiB of inputs reaches a host reference.
 
     scripts/timing-accuracy.py [--build build/nvidia-native] [--out build/reports]
 """
@@ -182,6 +183,22 @@ rows.append(("  the same, whole process (start-up, device probe, copy bandwidth)
              f"timed GPU {timed:.3f} s", f"limit {limit:.3f} s", "<= 1.3x + 0.2 s", process_wall <= limit))
 rows.append(("  of which: opening the device / copy bandwidth and timer floor", f"{doc['device']['open_seconds']:.3f} s",
              f"{doc['ceilings_seconds']:.3f} s", "-", "report", "-"))
+
+# 7. The host reference path: reduce_sum over 2^28 floats (1 GiB of input) against a host sum in double --
+r, wall = run([os.path.join(tests, "reduce_sum_test"), "correctness", "--json", os.path.join(args.out, "host-reference.json"),
+               "reduce_sum<2>/n=268435456"], "host-reference.log")
+if r.returncode == 0:
+    case = json.load(open(os.path.join(args.out, "host-reference.json")))["cases"][0]
+    runs = [c["host_reference"] for c in case["checks"]]
+    gib = runs[0]["input_bytes"] / 2**30
+    later = statistics.median(h["transfer_seconds"] for h in runs[1:]) / gib
+    per_seed = case["wall_seconds"] / len(runs)
+    function = statistics.median(h["compute_seconds"] for h in runs)
+    rows.append(("host reference, reduce_sum 2^28 fp32: inputs to the host, s per GiB (first seed / later)",
+                 f"{runs[0]['transfer_seconds'] / gib:.3f} / {later:.3f}", f"per seed {per_seed:.3f} s",
+                 f"of which the test's own loop {function:.3f} s", "<= 0.5 s per GiB", later <= 0.5))
+else:
+    rows.append(("host reference, reduce_sum 2^28 fp32", "-", "-", "-", "<= 0.5 s per GiB", f"not run ({r.returncode})"))
 
 floor = copy_doc.get("timer_floor") or {}
 print(f"\nkbench timing accuracy on {copy_doc['device']['name']} ({copy_doc['device']['arch']}); timer floor: "
