@@ -13,6 +13,7 @@ if [ "${KBENCH_CONSUMER_PLATFORM:-amd}" = nvidia ]; then
 fi
 
 cmake -S "$root" -B "$work/kbench" -G Ninja -DKBENCH_GPU_PLATFORM=none -DKBENCH_BUILD_TESTS=OFF >/dev/null
+cmake --build "$work/kbench" >/dev/null  # kbench-compare, installed with the headers
 cmake --install "$work/kbench" --prefix "$work/prefix" >/dev/null
 mkdir -p "$work/copy" && cp -r "$root/include" "$root/cmake" "$work/copy/"
 
