@@ -50,7 +50,8 @@ int finish(const char* program, const run_options& options, int framework_status
   if (!options.json_path.empty()) write_json(run, options.json_path, program);
   progress().end();
   if (write_tables_and_compare(run, options)) {
-    fmt::print("kbench: slower than the baseline beyond {:.3g}% (above), so this fails\n", 100 * options.baseline_threshold);
+    fmt::print("kbench: a regression against the baseline (above): a case slower beyond {:.3g}%, or failing now\n",
+               100 * options.baseline_threshold);
     return 1;
   }
   int failed = 0, skipped = 0, filtered = 0;
