@@ -2,12 +2,14 @@
 """kbench's kernel census against the profiler and the binary, on an NVIDIA GPU, for every shipped case:
 
   names and counts   each side's kernels in `<program> census` against what `ncu` lists inside the census's
-                     profiler ranges ("kbench census reference" / "kbench census optimized": one launch each)
+                     profiler ranges ("kbench census reference" / "kbench census optimized": one launch each,
+                     profiler_launches of them per side, each listing the same kernels)
   registers, shared  against `cuobjdump --dump-resource-usage` of the same binary (whose SHARED counts the
                      1 KiB per block that sm_80 and later reserve, which the runtime's attribute leaves out)
   per-kernel time    kbench's cold median of each kernel alone, less the event-pair floor, against ncu's
-                     gpu__time_duration (caches flushed, clocks not locked): within 2% for kernels of 50 us
-                     or more, 0.5 us below
+                     gpu__time_duration (caches flushed, clocks not locked; the median of its profiler_launches
+                     launches, since ncu times one launch each): within 2% for kernels of 50 us or more,
+                     0.5 us below
   parts and whole    the kernels' medians added against the whole launch timed the same way: within 5%
 
     scripts/census-check.py [--build build/nvidia-native] [--out build/reports/census] [--programs a,b]
@@ -21,6 +23,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 
@@ -107,6 +110,7 @@ for program in programs:
         census = case["census"]
         if not census:
             continue
+        repeats = census["profiler_launches"]
         label = case["case"] + "/" + "/".join(f"{k}={v}" for k, v in case["shape"].items())
         for side_name in ("reference", "optimized"):
             side = census[side_name]
@@ -115,11 +119,17 @@ for program in programs:
             if not side["captured"]:
                 rows.append((label, side_name, "(not captured)", side["reason"][:60], "", "", "", ""))
                 continue
-            theirs = profiled[cursor:cursor + len(side["kernels"])] if profiled else []
-            cursor += len(side["kernels"])
+            # The side ran `repeats` times, each launch in a range of its own: ncu lists its kernels that many
+            # times over; each kernel's ncu time is the median over the repeats (one launch each).
+            count = len(side["kernels"])
+            theirs = profiled[cursor:cursor + count * repeats] if profiled else []
+            cursor += count * repeats
             for i, k in enumerate(side["kernels"]):
                 compared += 1
-                ncu_k = theirs[i] if i < len(theirs) else None
+                seen = [theirs[r * count + i] for r in range(repeats) if r * count + i < len(theirs)]
+                ncu_k = None
+                if len(seen) == repeats and len({x["name"] for x in seen}) == 1:
+                    ncu_k = dict(seen[0], seconds=statistics.median(x["seconds"] for x in seen if "seconds" in x))
                 obj = usage.get(k["symbol"], {})
                 name_ok = ncu_k is not None and ncu_k["name"] in (k["symbol"], k["name"])
                 reg_ok = obj.get("REG") == k["registers"]  # ncu's launch__registers_per_thread is the allocation, rounded up

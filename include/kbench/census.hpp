@@ -63,6 +63,7 @@ struct case_census {
   std::optional<census_side> reference;  // absent with a host reference
   census_side optimized;
   std::string platform;  // "amd" (waves per SIMD) or "nvidia" (warps per SM)
+  int profiler_launches = 0;  // launches of each side inside its profiler range, after the census
   std::vector<finding> findings;  // what contradicts the case's expectations (judge_census)
 };
 

@@ -42,7 +42,9 @@
 //                    flags [text], notes [text], findings [{kind, text}],
 //                    stage_seconds {first check, warm-up, set-up, sampling, audit, latency, unseen work, second
 //                                   check: host seconds, in that order}} | null } ]
-//            census {platform, reference: side | null (a host reference), optimized: side, findings [{kind, text}]}
+//            census {platform, profiler_launches (of each side, each in a profiler range: "kbench census reference"
+//                    / "kbench census optimized"), reference: side | null (a host reference), optimized: side,
+//                    findings [{kind, text}]}
 //                   | null (correctness runs; perf and census runs of a correct kernel have one), where side is
 //                   {captured, reason (why not), kernels [ {name (demangled), symbol (as the runtime names it),
 //                    grid [x, y, z], block [x, y, z], dynamic_shared_bytes, registers (per thread; VGPRs on AMD),
@@ -236,6 +238,7 @@ inline json to_json(const census_side& side) {
 
 inline json to_json(const case_census& c) {
   return {{"platform", c.platform},
+          {"profiler_launches", c.profiler_launches},
           {"reference", c.reference ? to_json(*c.reference) : json(nullptr)},
           {"optimized", to_json(c.optimized)},
           {"findings", to_json(c.findings)}};

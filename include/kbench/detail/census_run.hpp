@@ -7,8 +7,9 @@
 //   list          every node: kernels (name, grid, block, dynamic shared memory), copies, memsets
 //   resources     registers, static shared memory, local memory, the largest block, occupancy
 //   time          each kernel alone (launched as the side launched it), the copies together (a graph of
-//                 them), and the whole side (its own launch): cold (the case's flush before each), 21
-//                 samples each, the median less the event pair's own cost, as the timing's latency
+//                 them), and the whole side (its own launch): cold (the case's flush, then a settling
+//                 spin, before each), 40 samples each, the median less the event pair's own cost, as the
+//                 timing's latency
 #pragma once
 
 #include <cxxabi.h>
@@ -38,15 +39,27 @@ inline std::string demangled(const std::string& symbol) {
   return status == 0 && name ? std::string(name.get()) : symbol;
 }
 
-// The median of 21 cold runs of `launch` (the first, which loads the code, not counted), each behind
-// `flush` and between an event pair, less the pair's own cost (`floor`): a profiler's duration, as the
+// What runs before each timed launch of the census: the case's flush, then a short spin, so that the
+// writes the flush evicted drain before the launch (a profiler's own flush leaves the memory idle; without
+// the spin, a latency-bound kernel starts behind that traffic and reads up to 1.5 us slower on the H200).
+struct cold_start {
+  const cache_flush& flush;
+  const spinner& settle;
+  void enqueue(hipStream_t stream) const {
+    flush.enqueue(stream);
+    settle.enqueue(stream, 20e-6);
+  }
+};
+
+// The median of 40 cold runs of `launch` (a first one, which loads the code, not counted), each behind a
+// cold start and between an event pair, less the pair's own cost (`floor`): a profiler's duration, as the
 // timing's latency is.
 template <class Launch>
-double cold_launch_median(const cache_flush& flush, hipStream_t stream, double floor, Launch&& launch) {
+double cold_launch_median(const cold_start& before, hipStream_t stream, double floor, Launch&& launch) {
   event start, stop;
   std::vector<double> samples;
-  for (int i = 0; i < 22; ++i) {
-    flush.enqueue(stream);
+  for (int i = 0; i < 41; ++i) {
+    before.enqueue(stream);
     start.record(stream);
     launch();
     stop.record(stream);
@@ -76,10 +89,10 @@ class owned_graph {
     all.resize(count);
     return all;
   }
-  // The median of 21 cold launches of the graph, each behind `flush`, less the event pair's own cost.
-  [[nodiscard]] double cold_median(const cache_flush& flush, hipStream_t stream, double floor) {
+  // The median of cold launches of the graph (cold_launch_median).
+  [[nodiscard]] double cold_median(const cold_start& before, hipStream_t stream, double floor) {
     if (!exec_) KBENCH_HIP_CHECK(hipGraphInstantiate(&exec_, graph_, nullptr, nullptr, 0));
-    return cold_launch_median(flush, stream, floor, [&] { KBENCH_HIP_CHECK(hipGraphLaunch(exec_, stream)); });
+    return cold_launch_median(before, stream, floor, [&] { KBENCH_HIP_CHECK(hipGraphLaunch(exec_, stream)); });
   }
 
  private:
@@ -120,7 +133,7 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
 }
 
 // The census of one launch of `target`, on input set 0 of `memory`; times less `floor`.
-[[nodiscard]] inline census_side take_census(case_memory& memory, side target, const cache_flush& flush, double floor) {
+[[nodiscard]] inline census_side take_census(case_memory& memory, side target, const cold_start& before, double floor) {
   census_side out;
   const hipStream_t stream = memory.stream();
   memory.prepare_outputs(target);
@@ -160,7 +173,7 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
       census_kernel& k = out.kernels.emplace_back();
       describe_kernel(k, params, prop, stream);
       if (params.kernelParams != nullptr) {  // alone, launched as the side launched it
-        k.median_seconds = cold_launch_median(flush, stream, floor, [&] {
+        k.median_seconds = cold_launch_median(before, stream, floor, [&] {
           KBENCH_HIP_CHECK(hipLaunchKernel(params.func, params.gridDim, params.blockDim, params.kernelParams,
                                            params.sharedMemBytes, stream));
         });
@@ -168,7 +181,7 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
         owned_graph alone;
         hipGraphNode_t copy = nullptr;
         if (hipGraphAddKernelNode(&copy, alone.get(), nullptr, 0, &params) == hipSuccess) {
-          k.median_seconds = alone.cold_median(flush, stream, floor);
+          k.median_seconds = alone.cold_median(before, stream, floor);
         }
       }
       (void)hipGetLastError();
@@ -189,27 +202,34 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
     }
     (void)hipGetLastError();
   }
-  if (out.copies + out.memsets > 0 && copies_rebuilt) out.copies_seconds = copies.cold_median(flush, stream, floor);
+  if (out.copies + out.memsets > 0 && copies_rebuilt) out.copies_seconds = copies.cold_median(before, stream, floor);
   // The whole side as it launches itself, timed as its parts were.
   if (!graph.nodes().empty()) {
-    out.whole_seconds = cold_launch_median(flush, stream, floor, [&] { memory.launch(target); });
+    out.whole_seconds = cold_launch_median(before, stream, floor, [&] { memory.launch(target); });
   }
   KBENCH_HIP_CHECK(hipDeviceSynchronize());
   return out;
 }
 
-// The census of both sides (the reference's only when it runs on the device), each side's one launch
-// also run once inside a profiler range ("kbench census reference", "kbench census optimized"), so that
-// a profiler can list the same kernels.
+// Launches of each side, each inside a profiler range of its own, after the census: a profiler that
+// measures one launch at a time lists the census's kernels this many times over, for a median of its own.
+inline constexpr int census_profiler_launches = 5;
+
+// The census of both sides (the reference's only when it runs on the device), each side then launched
+// census_profiler_launches times, each launch inside a profiler range ("kbench census reference",
+// "kbench census optimized"), so that a profiler can list and time the same kernels.
 [[nodiscard]] inline case_census take_case_census(case_memory& memory, const gpu_info& g, std::size_t flush_bytes,
                                                   double floor) {
-  const cache_flush flush(flush_bytes, std::max(g.multiprocessors, 1));
+  const cache_flush caches(flush_bytes, std::max(g.multiprocessors, 1));
+  const spinner settle(memory.stream());
+  const cold_start before{caches, settle};
   case_census c;
   c.platform = g.platform;
+  c.profiler_launches = census_profiler_launches;
   for (const side target : {side::reference, side::optimized}) {
     if (target == side::reference && !memory.has_device_reference()) continue;
-    census_side taken = take_census(memory, target, flush, floor);
-    {
+    census_side taken = take_census(memory, target, before, floor);
+    for (int i = 0; i < census_profiler_launches; ++i) {
       memory.prepare_outputs(target);
       const profiler_range range(target == side::optimized ? "kbench census optimized" : "kbench census reference");
       memory.launch(target);
