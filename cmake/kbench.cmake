@@ -209,7 +209,7 @@ macro(kbench_add_kernel_test)
 endmacro()
 
 function(_kbench_add_kernel_test name)
-  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;INCLUDE_DIRECTORIES;LIBRARIES;LABELS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TIMEOUT" "SOURCES;INCLUDE_DIRECTORIES;LIBRARIES;LABELS;DEVICES" ${ARGN})
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "kbench_add_kernel_test(${name}): give SOURCES")
   endif()
@@ -230,16 +230,38 @@ function(_kbench_add_kernel_test name)
   if(NOT ARG_TIMEOUT)
     set(ARG_TIMEOUT 600)
   endif()
-  foreach(_mode correctness perf)
-    add_test(NAME ${PROJECT_NAME}.${name}.${_mode} COMMAND ${name} ${_mode})
-    set_tests_properties(${PROJECT_NAME}.${name}.${_mode} PROPERTIES
-      LABELS "${_mode};gpu;${ARG_LABELS}"
-      SKIP_RETURN_CODE 77
-      TIMEOUT ${ARG_TIMEOUT}
-      RESOURCE_GROUPS "gpus:1")
+  # DEVICES: the GPU counts its cases span (example 4: 2 4); one pair of tests per count, each running
+  # only the shapes of that count (--device-count) and asking CTest for that many GPUs ("N,gpus:1": N
+  # resource groups of one GPU each). Tests of N GPUs carry the label gpusN, so that a run on a machine
+  # with fewer can leave them out (scripts/run.sh does); without a resource spec they skip, saying why.
+  set(_variants "")
+  if(ARG_DEVICES)
+    foreach(_count IN LISTS ARG_DEVICES)
+      list(APPEND _variants "gpus${_count}")
+    endforeach()
+  else()
+    set(_variants "single")
+  endif()
+  foreach(_variant IN LISTS _variants)
+    foreach(_mode correctness perf)
+      if(_variant STREQUAL "single")
+        set(_test ${PROJECT_NAME}.${name}.${_mode})
+        add_test(NAME ${_test} COMMAND ${name} ${_mode})
+        set_tests_properties(${_test} PROPERTIES LABELS "${_mode};gpu;${ARG_LABELS}" RESOURCE_GROUPS "gpus:1")
+      else()
+        string(REPLACE "gpus" "" _count "${_variant}")
+        set(_test ${PROJECT_NAME}.${name}.${_variant}.${_mode})
+        add_test(NAME ${_test} COMMAND ${name} ${_mode} --device-count ${_count})
+        set_tests_properties(${_test} PROPERTIES LABELS "${_mode};gpu;multi_gpu;${_variant};${ARG_LABELS}"
+                             RESOURCE_GROUPS "${_count},gpus:1")
+      endif()
+      set_tests_properties(${_test} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT ${ARG_TIMEOUT})
+      # Timings are not shared with other GPU work.
+      if(_mode STREQUAL "perf")
+        set_tests_properties(${_test} PROPERTIES RUN_SERIAL TRUE)
+      endif()
+    endforeach()
   endforeach()
-  # Timings are not shared with other GPU work.
-  set_tests_properties(${PROJECT_NAME}.${name}.perf PROPERTIES RUN_SERIAL TRUE)
   # Every case's declaration at every shape, instantiated on the host: a broken declaration fails here
   # too, on machines without a GPU.
   add_test(NAME ${PROJECT_NAME}.${name}.declarations COMMAND ${name} list)

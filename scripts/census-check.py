@@ -36,7 +36,7 @@ os.makedirs(args.out, exist_ok=True)
 tests = os.path.join(args.build, "tests")
 programs = [x for x in args.programs.split(",") if x] or sorted(
     os.path.basename(f)[:-4] for f in glob.glob(os.path.join(os.path.dirname(__file__), "..", "tests", "*_test.hip"))
-    if not re.search(r"(mutation|trust|device_compare|declaration|timing|contract)", f)) + ["example_03_fusion"]
+    if not re.search(r"(mutation|trust|device_compare|declaration|timing|contract|multi_device)", f)) + ["example_03_fusion"]
 ncu = shutil.which("ncu") or next(iter(sorted(glob.glob("/opt/nvidia/nsight-compute/*/ncu"))), None)
 cuobjdump = shutil.which("cuobjdump") or "/usr/local/cuda/bin/cuobjdump"
 

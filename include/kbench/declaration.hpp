@@ -21,13 +21,17 @@ struct declared_buffer {
   std::vector<std::size_t> extents;
   std::size_t size = 0;  // elements
   std::size_t pitch = 0; // padded rows: elements from one row to the next (0: contiguous)
+  int device = 0;        // the logical device it lives on (a case that spans devices)
 };
 
 // What one launch of the kernel moves and computes; the report turns it into GB/s, TFLOP/s, tokens/s.
+// In a case that spans devices, `bytes` is what one device moves (its bound is one device's bandwidth)
+// and `link_bytes` what crosses between GPUs in one launch, all devices together.
 struct work_model {
   double bytes = 0.0;
   double flops = 0.0;
   double tokens = 0.0;
+  double link_bytes = 0.0;
 };
 
 // What a case declares about its own performance (kernel_case::require_speedup and friends).

@@ -18,4 +18,10 @@ class usage_error : public error {
   using error::error;
 };
 
+// A case that cannot run here (it spans more GPUs than the machine shows): skipped, with this reason.
+class skipped_case : public error {
+ public:
+  using error::error;
+};
+
 }  // namespace kbench

@@ -12,6 +12,9 @@
 //   timer_floor {events_only, empty_kernel, empty_kernel_batch, empty_launch_wall} | null  (perf runs; seconds)
 //   ceilings_seconds  (host time measuring copy_bandwidth and timer_floor, once per program; 0 without them)
 //   cases [ {case, shape {dim: size}, verdict ("pass" | "fail" | "skipped" | "filtered" | "error"), message, wall_seconds,
+//            devices [GPU ordinals: logical device d ran on devices[d]; empty when the case never opened],
+//            devices_shared (two logical devices on one GPU: --share-devices), peer_access (every pair of
+//            distinct GPUs could reach each other's memory, and kbench enabled it),
 //            checks [ {seed ("0x..."), passed, problems [text], findings [{kind, text}],
 //                      host_reference {input_bytes, transfer_seconds (inputs to the host as double),
 //                                      compute_seconds (the host function)} | null,
@@ -36,9 +39,11 @@
 //                    verdict ("faster" | "slower" | "no significant difference" | "" without a device reference),
 //                    idle_wait, single_launch, fresh_launch, seen_launch, latency (cold), hot_latency, launch_wall,
 //                    graph_operations {reference, optimized} (-1: not a graph),
-//                    work {bytes, flops, tokens},
+//                    work {bytes (one device's, in a case that spans devices), flops, tokens, link_bytes (between
+//                          GPUs, all devices together)},
 //                    expectations {required_speedup, required_bandwidth, max_plausible_speedup},
-//                    throughput {bytes_per_second, flops_per_second, tokens_per_second, fraction_of_copy_bandwidth},
+//                    throughput {bytes_per_second, flops_per_second, tokens_per_second, link_bytes_per_second,
+//                                fraction_of_copy_bandwidth},
 //                    flags [text], notes [text], findings [{kind, text}],
 //                    stage_seconds {first check, warm-up, set-up, sampling, audit, latency, unseen work, second
 //                                   check: host seconds, in that order}} | null } ]
@@ -198,10 +203,15 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
            {{"required_speedup", number(t.expectations.required_speedup)},
             {"required_bandwidth", number(t.expectations.required_bandwidth)},
             {"max_plausible_speedup", number(t.expectations.max_plausible_speedup)}}},
-          {"work", {{"bytes", number(t.work.bytes)}, {"flops", number(t.work.flops)}, {"tokens", number(t.work.tokens)}}},
+          {"work",
+           {{"bytes", number(t.work.bytes)},
+            {"flops", number(t.work.flops)},
+            {"tokens", number(t.work.tokens)},
+            {"link_bytes", number(t.work.link_bytes)}}},
           {"throughput",
            {{"bytes_per_second", rate(t.work.bytes)}, {"flops_per_second", rate(t.work.flops)},
-            {"tokens_per_second", rate(t.work.tokens)}, {"fraction_of_copy_bandwidth", fraction}}},
+            {"tokens_per_second", rate(t.work.tokens)}, {"link_bytes_per_second", rate(t.work.link_bytes)},
+            {"fraction_of_copy_bandwidth", fraction}}},
           {"flags", texts(t.findings)},
           {"notes", texts(t.findings, false)},
           {"findings", to_json(t.findings)},
@@ -261,6 +271,9 @@ inline json to_json(const case_census& c) {
                      {"message", c.message},
                      {"checks", checks},
                      {"wall_seconds", number(c.wall_seconds)},
+                     {"devices", c.devices},
+                     {"devices_shared", c.devices_shared},
+                     {"peer_access", c.peer_access},
                      {"timing", c.timing ? detail::to_json(*c.timing, run.copy) : json(nullptr)},
                      {"census", c.census ? detail::to_json(*c.census) : json(nullptr)}});
   }

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "declaration.hpp"
+#include "devices.hpp"
 #include "distribution.hpp"
 #include "dtype.hpp"
 #include "error.hpp"
@@ -41,6 +42,8 @@
 namespace kbench {
 
 using launch_function = std::function<void(hipStream_t)>;
+// The launch of a case that spans several devices (kernel_case::devices): one stream per device.
+using device_launch_function = std::function<void(const device_streams&)>;
 using host_function = std::function<void()>;
 
 // A view of host values, valid during a host reference.
@@ -68,6 +71,7 @@ struct buffer_slot {
   std::size_t size = 0;
   std::vector<std::size_t> extents;
   std::size_t pitch = 0;                 // elements from one row to the next, when padded (0: contiguous)
+  int device_index = 0;                  // the logical device it lives on (multi-device cases)
   distribution init;                     // inputs
   std::optional<kbench::tolerance> tol;  // outputs: their own, else the case's
   void* device = nullptr;                // bound while kbench runs a launch
@@ -191,6 +195,44 @@ class kernel_case {
     return output_ref<T>(&add_drawn(std::move(buffer_name), buffer_role::inout, dtype_v<T>, extents, init));
   }
 
+  // ---- several devices ----------------------------------------------------------------------------
+  // The case spans `count` devices (1 to 64): its launches receive one stream per device (reference and
+  // optimized take a `const device_streams&`), and buffers declared *_on_each live on every device, one
+  // handle per device. A machine that shows fewer GPUs skips the case, saying so. Returns `count`.
+  int devices(int count) {
+    if (count < 1 || count > 64) fail("devices() needs a count from 1 to 64, got " + std::to_string(count));
+    if (devices_ != 0) fail("sets devices() twice");
+    devices_ = count;
+    return count;
+  }
+  [[nodiscard]] int device_count() const { return devices_ == 0 ? 1 : devices_; }
+  // The optimized (or reference) launch reads or writes other GPUs' memory: without peer access between
+  // every pair of the case's distinct GPUs, the case is skipped, saying which pair.
+  void requires_peer_access(bool yes = true) { requires_peer_access_ = yes; }
+  [[nodiscard]] bool needs_peer_access() const { return requires_peer_access_; }
+  [[nodiscard]] bool spans_devices() const { return devices_ != 0; }
+
+  // An input on every device, each drawn from the seed on its own random stream: "x[device d]".
+  template <class T>
+  [[nodiscard]] per_device<input_ref<T>> input_on_each(const std::string& buffer_name,
+                                                       std::initializer_list<std::int64_t> extents,
+                                                       distribution init = detail::default_distribution<T>()) {
+    return on_each<input_ref<T>>(buffer_name, [&](std::string name) { return input<T>(std::move(name), extents, init); });
+  }
+  // An output on every device, poisoned and guarded on each and compared on each.
+  template <class T>
+  [[nodiscard]] per_device<output_ref<T>> output_on_each(const std::string& buffer_name,
+                                                         std::initializer_list<std::int64_t> extents) {
+    return on_each<output_ref<T>>(buffer_name, [&](std::string name) { return output<T>(std::move(name), extents); });
+  }
+  // An in-place buffer on every device.
+  template <class T>
+  [[nodiscard]] per_device<output_ref<T>> inout_on_each(const std::string& buffer_name,
+                                                        std::initializer_list<std::int64_t> extents,
+                                                        distribution init = detail::default_distribution<T>()) {
+    return on_each<output_ref<T>>(buffer_name, [&](std::string name) { return inout<T>(std::move(name), extents, init); });
+  }
+
   // Padded rows: the buffer's rows (every extent but the last) lie `leading_dimension` elements apart in
   // device memory, a leading dimension larger than the row. Handles and host() values still count only
   // the elements of the rows; the padding between rows is poisoned and must stay so (a write there is
@@ -211,9 +253,24 @@ class kernel_case {
   }
 
   // The reference is either a device launch (an older kernel) or a host function computing in double.
-  void reference(launch_function launch) { set_once(device_reference_, std::move(launch), "reference"); }
+  void reference(launch_function launch) {
+    set_once(device_reference_, std::move(launch), "reference");
+    once_per_side(device_reference_on_each_, "reference");
+  }
   void host_reference(host_function compute) { set_once(host_reference_, std::move(compute), "host_reference"); }
-  void optimized(launch_function launch) { set_once(optimized_, std::move(launch), "optimized"); }
+  void optimized(launch_function launch) {
+    set_once(optimized_, std::move(launch), "optimized");
+    once_per_side(optimized_on_each_, "optimized");
+  }
+  // The launches of a case that spans devices: one stream per device.
+  void reference(device_launch_function launch) {
+    set_once(device_reference_on_each_, std::move(launch), "reference");
+    once_per_side(device_reference_, "reference");
+  }
+  void optimized(device_launch_function launch) {
+    set_once(optimized_on_each_, std::move(launch), "optimized");
+    once_per_side(optimized_, "optimized");
+  }
 
   // The tolerance of every output that has none of its own; without one, the dtype's default applies.
   template <class Policy, class = std::enable_if_t<tol::is_policy_v<Policy>>>
@@ -280,18 +337,33 @@ class kernel_case {
   void bytes_moved(double bytes) { work_.bytes = checked_work(bytes, "bytes_moved"); }
   void flops(double count) { work_.flops = checked_work(count, "flops"); }
   void tokens(double count) { work_.tokens = checked_work(count, "tokens"); }
+  // A case that spans devices: the bytes one launch moves between GPUs (over the links), all devices
+  // together; the report gives their rate. bytes_moved() is then what one device moves.
+  void link_bytes(double bytes) { work_.link_bytes = checked_work(bytes, "link_bytes"); }
 
   // For the runner.
   [[nodiscard]] const std::vector<std::unique_ptr<detail::buffer_slot>>& buffers() const { return buffers_; }
   // The buffers as plain data (what `<program> list` prints and --max-elements counts).
   [[nodiscard]] std::vector<declared_buffer> declared_buffers() const {
     std::vector<declared_buffer> out;
-    for (const auto& b : buffers_) out.push_back({b->name, b->role, b->type, b->extents, b->size, b->padded() ? b->pitch : 0});
+    for (const auto& b : buffers_) {
+      out.push_back({b->name, b->role, b->type, b->extents, b->size, b->padded() ? b->pitch : 0, b->device_index});
+    }
     return out;
   }
-  [[nodiscard]] const launch_function& device_reference() const { return device_reference_; }
+  [[nodiscard]] bool has_device_reference() const { return device_reference_ || device_reference_on_each_; }
   [[nodiscard]] const host_function& host_reference_function() const { return host_reference_; }
-  [[nodiscard]] const launch_function& optimized_launch() const { return optimized_; }
+  // Runs the reference (device) or the optimized launch on `streams`, with device 0 current; a launch of
+  // one stream gets device 0's.
+  void run_launch(bool optimized_side, const device_streams& streams) const {
+    const launch_function& single = optimized_side ? optimized_ : device_reference_;
+    const device_launch_function& each = optimized_side ? optimized_on_each_ : device_reference_on_each_;
+    if (each) {
+      each(streams);
+    } else {
+      single(streams[0]);
+    }
+  }
   [[nodiscard]] const work_model& work() const { return work_; }
   [[nodiscard]] const perf_expectations& expectations() const { return expectations_; }
   [[nodiscard]] const census_expectations& census_expected() const { return census_; }
@@ -310,9 +382,9 @@ class kernel_case {
     bool has_output = false;
     for (const auto& b : buffers_) has_output = has_output || b->role != buffer_role::input;
     if (!has_output) fail("declares no output: there is nothing to check");
-    if (!device_reference_ && !host_reference_) fail("declares no reference: call reference() or host_reference()");
-    if (device_reference_ && host_reference_) fail("declares both a device and a host reference: keep one");
-    if (!optimized_) fail("declares no optimized launch: call optimized()");
+    if (!has_device_reference() && !host_reference_) fail("declares no reference: call reference() or host_reference()");
+    if (has_device_reference() && host_reference_) fail("declares both a device and a host reference: keep one");
+    if (!optimized_ && !optimized_on_each_) fail("declares no optimized launch: call optimized()");
     if (oracle_ && host_reference_) {
       fail("declares an oracle and a host reference: the host reference computes in double already; keep one");
     }
@@ -369,6 +441,25 @@ class kernel_case {
     }
   }
 
+  // A buffer per device, "name[device d]", each on its logical device.
+  template <class Ref, class Declare>
+  per_device<Ref> on_each(const std::string& buffer_name, Declare&& declare) {
+    if (!spans_devices()) fail("buffer '" + buffer_name + "' is declared on each device, but the case declares no devices(n)");
+    std::vector<Ref> refs;
+    for (int d = 0; d < devices_; ++d) {
+      Ref ref = declare(buffer_name + "[device " + std::to_string(d) + "]");
+      ref.slot()->device_index = d;
+      refs.push_back(ref);
+    }
+    return per_device<Ref>(std::move(refs));
+  }
+
+  // A side has one launch, of one stream or of one per device.
+  template <class F>
+  void once_per_side(const F& other, const char* what) const {
+    if (other) fail(std::string("sets ") + what + "() twice");
+  }
+
   template <class F>
   void set_once(F& target, F value, const char* what) {
     if (!value) fail(std::string(what) + "() was given an empty function");
@@ -387,6 +478,10 @@ class kernel_case {
   launch_function device_reference_;
   host_function host_reference_;
   launch_function optimized_;
+  device_launch_function device_reference_on_each_;
+  device_launch_function optimized_on_each_;
+  int devices_ = 0;  // devices(): 0 when the case never said (one device)
+  bool requires_peer_access_ = false;
   std::optional<kbench::tolerance> case_tolerance_;
   work_model work_;
   perf_expectations expectations_;

@@ -35,6 +35,11 @@ struct run_options {
   int iterations = 100;              // timed launches of each kernel
   int device = 0;
   std::string device_source;  // how the device was chosen, for the JSON
+  // The GPUs of a case that spans devices, logical device d on devices[d]: --devices, or every GPU CTest
+  // assigned (one per resource group); empty: `device` first, then the others in order.
+  std::vector<int> devices;
+  bool share_devices = false;  // run a case that spans more devices than the machine shows on fewer GPUs
+  int device_count = 0;        // run only the shapes whose case spans this many devices (0: all)
   bool require_gpu = false;          // a missing GPU fails instead of skipping
   timing_mode timing = timing_mode::automatic;
   double precision = 0.005;          // stop sampling when both medians are known to +-0.5% (95%)...
@@ -99,18 +104,64 @@ inline std::string describe_options(const CLI::App& app) {
   return text;
 }
 
-// The GPU CTest assigned to this test through resource groups ("id:1,slots:1"), if any.
-inline int ctest_resource_gpu(int fallback) {
-  const char* spec = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS");
+// The GPU CTest assigned to resource group `group` of this test ("id:1,slots:1"), if any.
+inline int ctest_resource_gpu(int fallback, int group = 0) {
+  const std::string variable = "CTEST_RESOURCE_GROUP_" + std::to_string(group) + "_GPUS";
+  const char* spec = std::getenv(variable.c_str());
   if (!spec) return fallback;
   const std::string s(spec);
   const auto id = s.find("id:");
-  if (id == std::string::npos) throw usage_error("CTEST_RESOURCE_GROUP_0_GPUS='" + s + "' names no id");
+  if (id == std::string::npos) throw usage_error(variable + "='" + s + "' names no id");
   try {
     return std::stoi(s.substr(id + 3));
   } catch (const std::exception&) {
-    throw usage_error("CTEST_RESOURCE_GROUP_0_GPUS='" + s + "' has no numeric id");
+    throw usage_error(variable + "='" + s + "' has no numeric id");
   }
+}
+
+// Every GPU CTest assigned to this test, one per resource group (a test that asks for "4,gpus:1" gets
+// four); empty outside CTest's resource allocation.
+inline std::vector<int> ctest_resource_gpus() {
+  const char* count = std::getenv("CTEST_RESOURCE_GROUP_COUNT");
+  if (!count) return {};
+  int groups = 0;
+  try {
+    groups = std::stoi(count);
+  } catch (const std::exception&) {
+    throw usage_error(std::string("CTEST_RESOURCE_GROUP_COUNT='") + count + "' is not a number");
+  }
+  std::vector<int> gpus;
+  for (int g = 0; g < groups; ++g) {
+    const int id = ctest_resource_gpu(-1, g);
+    if (id < 0) throw usage_error("CTEST_RESOURCE_GROUP_COUNT=" + std::to_string(groups) + " but group " + std::to_string(g) + " has no GPUs");
+    gpus.push_back(id);
+  }
+  return gpus;
+}
+
+// "0,1,2,3": GPU ordinals, each once.
+inline std::vector<int> parse_device_list(const std::string& text) {
+  std::vector<int> out;
+  for (std::size_t begin = 0; begin < text.size();) {
+    const std::size_t comma = std::min(text.find(',', begin), text.size());
+    const std::string item = text.substr(begin, comma - begin);
+    std::size_t used = 0;
+    int ordinal = -1;
+    try {
+      ordinal = std::stoi(item, &used);
+    } catch (const std::exception&) {
+    }
+    if (used != item.size() || ordinal < 0 || ordinal > 1023) {
+      throw usage_error("--devices / KBENCH_DEVICES: '" + item + "' in '" + text + "' is not a GPU ordinal (0 to 1023)");
+    }
+    if (std::find(out.begin(), out.end(), ordinal) != out.end()) {
+      throw usage_error("--devices / KBENCH_DEVICES: GPU " + item + " is listed twice in '" + text + "'");
+    }
+    out.push_back(ordinal);
+    begin = comma + 1;
+  }
+  if (out.empty()) throw usage_error("--devices / KBENCH_DEVICES: no GPU listed");
+  return out;
 }
 
 }  // namespace detail
@@ -137,6 +188,16 @@ inline int ctest_resource_gpu(int fallback) {
       ->envname("KBENCH_ITERATIONS")
       ->check(CLI::Range(1, 100000000));
   app.add_option("--device", o.device, "GPU ordinal")->envname("KBENCH_DEVICE")->check(CLI::Range(0, 1023));
+  std::string device_list;
+  app.add_option("--devices", device_list, "GPU ordinals of a case that spans devices, in order (0,1,2,3)")
+      ->envname("KBENCH_DEVICES");
+  app.add_flag("--share-devices", o.share_devices,
+               "run a case that spans more devices than the machine shows on fewer GPUs (tests the harness; its "
+               "timings say nothing of links)")
+      ->envname("KBENCH_SHARE_DEVICES");
+  app.add_option("--device-count", o.device_count,
+                 "run only the shapes whose case spans this many GPUs (a CTest entry per GPU count)")
+      ->check(CLI::Range(0, 64));
   std::string timing = "auto";
   app.add_option("--timing", timing, "auto | cold | hot | batch")
       ->envname("KBENCH_TIMING")
@@ -259,11 +320,20 @@ inline int ctest_resource_gpu(int fallback) {
     o.seeds.push_back(detail::parse_seed(seeds.substr(begin, comma - begin)));
     begin = comma + 1;
   }
-  if (app.count("--device") == 0) {
+  if (!device_list.empty()) o.devices = detail::parse_device_list(device_list);
+  if (app.count("--device") == 0 && o.devices.empty()) {
     o.device = detail::ctest_resource_gpu(o.device);
+    o.devices = detail::ctest_resource_gpus();
     const char* assigned = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS");
     o.device_source = assigned ? std::string("CTest resource group (CTEST_RESOURCE_GROUP_0_GPUS=") + assigned + ")" : "default";
+  } else if (app.count("--device") == 0) {
+    o.device = o.devices.front();
+    o.device_source = "--devices / KBENCH_DEVICES";
   } else {
+    if (!o.devices.empty() && o.devices.front() != o.device) {
+      throw usage_error("--device " + std::to_string(o.device) + " and --devices " + device_list +
+                        " disagree: the first of --devices is the program's device");
+    }
     o.device_source = "--device / KBENCH_DEVICE";
   }
   for (const std::string& t : shape_texts) o.shapes.shapes.push_back(parse_shape(t));

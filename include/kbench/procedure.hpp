@@ -26,6 +26,9 @@ class case_instance;  // runner.hpp
 [[nodiscard]] std::vector<declared_buffer> declare_on_host(const case_registration& registration, const kbench::shape& s,
                                                            bool every_dimension_used = false);
 
+// The number of devices the case spans at a shape (kernel_case::devices; 1 when it never says).
+[[nodiscard]] int declared_device_count(const case_registration& registration, const kbench::shape& s);
+
 // The compiler of the program's GPU code, in words ("nvcc 13.0.48, host gcc 12.2.0").
 [[nodiscard]] std::string gpu_compiler();
 
@@ -41,7 +44,9 @@ class case_instance;  // runner.hpp
 // A case at a shape with its device memory, for the length of one test.
 class case_run {
  public:
-  case_run(const case_registration& registration, const kbench::shape& s);
+  // On the GPUs `options` give; throws skipped_case (case_devices.hpp) when the case spans more devices
+  // than there are.
+  case_run(const case_registration& registration, const kbench::shape& s, const run_options& options);
   ~case_run();
   case_run(const case_run&) = delete;
   case_run& operator=(const case_run&) = delete;
@@ -52,6 +57,11 @@ class case_run {
   [[nodiscard]] case_census census(const run_options& options, const gpu_info& g);
   // Check, time, check again (runner.hpp's run_perf_procedure).
   [[nodiscard]] perf_outcome perf(const run_options& options, const gpu_info& g, const std::vector<std::uint64_t>& seeds);
+  // The GPUs the case runs on (logical device d on devices()[d]), whether two are one GPU, and whether
+  // every pair of distinct ones has peer access.
+  [[nodiscard]] std::vector<int> devices() const;
+  [[nodiscard]] bool devices_shared() const;
+  [[nodiscard]] bool peer_access() const;
 
  private:
   std::unique_ptr<case_instance> instance_;

@@ -153,6 +153,10 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
   }
   if (t.work.flops > 0) out += fmt::format("  compute    {}\n", format_rate(t.work.flops, t.optimized.median, "FLOP"));
   if (t.work.tokens > 0) out += fmt::format("  tokens     {}\n", format_rate(t.work.tokens, t.optimized.median, "token"));
+  if (t.work.link_bytes > 0) {
+    out += fmt::format("  links      {} optimized between the GPUs{}\n", format_rate(t.work.link_bytes, t.optimized.median, "B"),
+                       t.reference ? ", " + format_rate(t.work.link_bytes, t.reference->median, "B") + " reference" : std::string());
+  }
   if (!t.stage_seconds.empty()) {
     double wall = 0.0;
     std::string parts;

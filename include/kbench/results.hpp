@@ -132,6 +132,11 @@ struct case_record {
   std::optional<timing_result> timing;
   std::optional<case_census> census;  // perf and census runs of a correct kernel
   double wall_seconds = 0.0;  // from the start of this case's test to its end, checks included
+  // The GPUs the case ran on (logical device d on devices[d]; one for most cases), whether two of them
+  // were one GPU (--share-devices), and whether every pair of distinct GPUs had peer access.
+  std::vector<int> devices;
+  bool devices_shared = false;
+  bool peer_access = false;
 };
 
 // What the timing methods report for (next to) no work on this device (measure.hpp).

@@ -34,10 +34,12 @@ namespace detail {
 // A registered case instantiated at one shape, with its device memory.
 class case_instance {
  public:
-  case_instance(const case_registration& registration, const kbench::shape& s)
-      : case_(registration.name(), s), memory_(declared(case_, registration)) {}
+  // On the GPUs `options` give (null: device 0, then the others); skipped_case when there are too few.
+  case_instance(const case_registration& registration, const kbench::shape& s, const run_options* options = nullptr)
+      : case_(registration.name(), s), memory_(declared(case_, registration), options) {}
 
   [[nodiscard]] const kernel_case& declaration() const { return case_; }
+  [[nodiscard]] const case_devices& devices() const { return memory_.devices(); }
 
   // One correctness run at `seed`. `probe_teeth` also proves that the tolerance can fail.
   [[nodiscard]] seed_result check(std::uint64_t seed, bool probe_teeth) { return run_correctness(memory_, seed, probe_teeth); }
@@ -96,10 +98,11 @@ class case_instance {
 
 }  // namespace detail
 
-// One correctness run of a registered case at one shape, as `<program> correctness` does it.
+// One correctness run of a registered case at one shape, as `<program> correctness` does it, on the GPUs
+// `options` give (null: device 0, then the others in order); skipped_case when there are too few.
 [[nodiscard]] inline seed_result check_case(const case_registration& registration, const kbench::shape& s,
-                                            std::uint64_t seed) {
-  detail::case_instance instance(registration, s);
+                                            std::uint64_t seed, const run_options* options = nullptr) {
+  detail::case_instance instance(registration, s, options);
   return instance.check(seed, true);
 }
 
@@ -108,7 +111,7 @@ class case_instance {
                                                const run_options& options, std::uint64_t seed) {
   const gpu_info& g = gpu(options.device);
   if (!g.usable) throw error(g.reason);
-  detail::case_instance instance(registration, s);
+  detail::case_instance instance(registration, s, &options);
   return detail::run_perf_procedure(instance, options, g, {seed});
 }
 

@@ -101,6 +101,39 @@ TEST_CASE("CTest resource groups pick the GPU unless one is named", "[options]")
   CHECK(parse({"perf", "--device", "1"}).device_source == "--device / KBENCH_DEVICE");
 }
 
+TEST_CASE("the GPUs of a case that spans devices: --devices, or one per CTest resource group", "[options][devices]") {
+  CHECK(parse({"perf"}).devices.empty());  // the runner then takes the program's device and the others in order
+  const kbench::run_options listed = parse({"perf", "--devices", "2,0,3"});
+  CHECK(listed.devices == std::vector<int>{2, 0, 3});
+  CHECK(listed.device == 2);  // the first is the program's device
+  CHECK(listed.device_source == "--devices / KBENCH_DEVICES");
+  CHECK(parse({"perf", "--device", "2", "--devices", "2,1"}).devices == std::vector<int>{2, 1});
+  CHECK_THROWS_WITH(parse({"perf", "--device", "1", "--devices", "2,1"}), contains("disagree"));
+  CHECK_THROWS_WITH(parse({"perf", "--devices", "0,1,0"}), contains("GPU 0 is listed twice"));
+  CHECK_THROWS_WITH(parse({"perf", "--devices", "0,x"}), contains("'x' in '0,x' is not a GPU ordinal"));
+  CHECK_THROWS_WITH(parse({"perf", "--devices", "0,-1"}), contains("is not a GPU ordinal"));
+  CHECK_THROWS_WITH(parse({"perf", "--devices", ","}), contains("'' in ',' is not a GPU ordinal"));
+  CHECK_FALSE(parse({"perf"}).share_devices);
+  CHECK(parse({"perf", "--share-devices"}).share_devices);
+  CHECK(parse({"perf", "--device-count", "4"}).device_count == 4);
+  CHECK_THROWS_AS(parse({"perf", "--device-count", "65"}), kbench::usage_error);
+  {
+    // "4,gpus:1": four resource groups, one GPU each, in group order.
+    scoped_env count("CTEST_RESOURCE_GROUP_COUNT", "3");
+    scoped_env g0("CTEST_RESOURCE_GROUP_0_GPUS", "id:5,slots:1");
+    scoped_env g1("CTEST_RESOURCE_GROUP_1_GPUS", "id:2,slots:1");
+    scoped_env g2("CTEST_RESOURCE_GROUP_2_GPUS", "id:7,slots:1");
+    const kbench::run_options o = parse({"perf"});
+    CHECK(o.device == 5);
+    CHECK(o.devices == std::vector<int>{5, 2, 7});
+  }
+  {
+    scoped_env count("CTEST_RESOURCE_GROUP_COUNT", "2");
+    scoped_env g0("CTEST_RESOURCE_GROUP_0_GPUS", "id:1,slots:1");
+    CHECK_THROWS_WITH(parse({"perf"}), contains("group 1 has no GPUs"));
+  }
+}
+
 TEST_CASE("timing options: modes, precision, limits and the JSON path", "[options]") {
   const kbench::run_options d = parse({"perf"});
   CHECK(d.timing == kbench::timing_mode::automatic);

@@ -76,10 +76,14 @@ inline void perf_benchmark(benchmark::State& state, const case_registration& reg
     run.timer_floor = ceilings.floor;
     run.ceilings_seconds = ceilings.seconds;
     const wall_timer wall(record);
-    case_run instance(reg, s);
+    const std::unique_ptr<case_run> instance = open_case(reg, s, options, record);
+    if (!instance) {
+      state.SkipWithError(("skipped: " + record.message).c_str());
+      return;
+    }
     perf_outcome outcome;
     for (auto _ : state) {
-      outcome = instance.perf(options, *g, seeds_for_run(options));
+      outcome = instance->perf(options, *g, seeds_for_run(options));
       state.SetIterationTime(outcome.timing ? outcome.timing->optimized.median : 0.0);
     }
     record.checks.push_back(outcome.before);

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -25,6 +26,7 @@
 #include "../outcome.hpp"
 #include "../random.hpp"
 #include "../timing.hpp"
+#include "case_devices.hpp"
 #include "host_transfer.hpp"
 
 namespace kbench {
@@ -157,6 +159,7 @@ class set_block {
 
 struct input_memory {
   buffer_slot* slot;
+  device_buffer<unsigned long long> fingerprints;  // while timing: the timed sets' sums, as drawn and after
   checked_input memory;  // input set 0, with its pristine copy: the one every check runs on
   std::size_t stream_id; // the random stream of this buffer: its position in the declaration
   set_block timed;       // input sets 1.. while timing, redrawn before every sample
@@ -182,7 +185,7 @@ struct output_memory {
 };
 
 // Load for the correctness run's shake (case_memory::load_device): its own stream, a spinner calibrated
-// on it, and the device's compute units.
+// on it, and the device's compute units (one per device of the case).
 struct device_load {
   device_load() : spin(stream.get()) {
     int device = 0;
@@ -197,15 +200,24 @@ struct device_load {
 // Outputs of a device reference with at least this many elements are compared on the GPU.
 inline constexpr std::size_t device_compare_threshold = std::size_t{1} << 20;
 
+// Every per-buffer operation below runs on the buffer's own device, on that device's stream, then joins
+// device 0's stream (case_devices.hpp), so that work queued there later comes after it.
 class case_memory {
  public:
-  explicit case_memory(kernel_case& declaration) : case_(declaration) {
+  // The case on its GPUs (choose_devices: `options`' device for a case of one; null options: device 0
+  // first). Throws skipped_case when the machine shows fewer GPUs than the case spans.
+  case_memory(kernel_case& declaration, const run_options* options)
+      : case_(declaration), devices_(choose_devices(declaration.device_count(), options)) {
+    if (case_.needs_peer_access() && !devices_.peer_access()) {
+      throw skipped_case("the case requires peer access between its GPUs, and " + devices_.missing_peer_access());
+    }
     const auto& buffers = case_.buffers();
     for (std::size_t id = 0; id < buffers.size(); ++id) {
       buffer_slot* slot = buffers[id].get();
+      const current_device here = on(*slot);
       const std::size_t bytes = slot->storage_bytes();
       if (slot->role == buffer_role::input) {
-        inputs_.push_back({slot, checked_input(bytes), id, {}, {}});
+        inputs_.push_back({slot, {}, checked_input(bytes), id, {}, {}});
       } else {
         outputs_.push_back({slot, guarded_output(bytes), guarded_output(bytes), {},
                             device_allocation(slot->role == buffer_role::inout ? bytes : 0), id, {}, {}, {}, {}});
@@ -216,13 +228,38 @@ class case_memory {
   case_memory& operator=(const case_memory&) = delete;
 
   [[nodiscard]] const kernel_case& declaration() const { return case_; }
-  [[nodiscard]] bool has_device_reference() const { return static_cast<bool>(case_.device_reference()); }
-  [[nodiscard]] hipStream_t stream() const { return stream_.get(); }
-  void synchronize() const { stream_.synchronize(); }
+  [[nodiscard]] bool has_device_reference() const { return case_.has_device_reference(); }
+  // The case's stream (device 0's): every timing event is recorded on it.
+  [[nodiscard]] hipStream_t stream() const { return devices_.stream(0); }
+  // The stream of the device a buffer lives on, and that device made current (device 0 again after).
+  [[nodiscard]] hipStream_t stream_of(const buffer_slot& slot) const { return devices_.stream(slot.device_index); }
+  [[nodiscard]] current_device on(const buffer_slot& slot) const { return devices_.on(slot.device_index); }
+  [[nodiscard]] case_devices& devices() { return devices_; }
+  [[nodiscard]] const case_devices& devices() const { return devices_; }
+  // Waits for every stream of the case; synchronize_devices() for all work on its devices.
+  void synchronize() const { devices_.synchronize(); }
+  void synchronize_devices() const { devices_.synchronize_devices(); }
   [[nodiscard]] std::vector<input_memory>& inputs() { return inputs_; }
   [[nodiscard]] std::vector<output_memory>& outputs() { return outputs_; }
-  [[nodiscard]] const launch_function& launch_of(side target) const {
-    return target == side::optimized ? case_.optimized_launch() : case_.device_reference();
+
+  // Before a timed region on the case's stream: `flush` there and, when the case spans devices, a flush
+  // of each other GPU's caches on its own stream (made on first need), all joined, so that the region
+  // starts once every device is cold and idle. Without a flush, only the join.
+  void before_timed(const cache_flush* flush) {
+    if (flush) flush->enqueue(stream());
+    for (int d = 1; d < devices_.count(); ++d) {
+      if (!flush || devices_.ordinal(d) == devices_.ordinal(0)) continue;
+      const current_device here = devices_.on(d);
+      if (other_flushes_.size() < static_cast<std::size_t>(d)) other_flushes_.resize(static_cast<std::size_t>(d));
+      auto& mine = other_flushes_[static_cast<std::size_t>(d) - 1];
+      if (!mine || mine->bytes() != flush->bytes()) {
+        int units = 0;
+        KBENCH_HIP_CHECK(hipDeviceGetAttribute(&units, hipDeviceAttributeMultiprocessorCount, devices_.ordinal(d)));
+        mine = std::make_unique<cache_flush>(flush->bytes(), std::max(units, 1));
+      }
+      mine->enqueue(devices_.stream(d));
+    }
+    devices_.join();
   }
 
   // ---- drawing ---------------------------------------------------------------------------------------
@@ -230,11 +267,13 @@ class case_memory {
   void draw(std::uint64_t seed) {
     seed_ = seed;
     for (input_memory& in : inputs_) {
-      draw_buffer(in.memory.data(), *in.slot, seed, in.stream_id, stream());
-      in.memory.snapshot(stream());
+      const current_device here = on(*in.slot);
+      draw_buffer(in.memory.data(), *in.slot, seed, in.stream_id, stream_of(*in.slot));
+      in.memory.snapshot(stream_of(*in.slot));
     }
     for (output_memory& out : outputs_) {
-      if (out.in_place()) draw_buffer(out.initial.data(), *out.slot, seed, out.stream_id, stream());
+      const current_device here = on(*out.slot);
+      if (out.in_place()) draw_buffer(out.initial.data(), *out.slot, seed, out.stream_id, stream_of(*out.slot));
     }
     synchronize();
   }
@@ -251,30 +290,33 @@ class case_memory {
   // here), and the in-place working copies of both sides.
   void allocate_timed_sets(int count) {
     for (input_memory& in : inputs_) {
+      const current_device here = on(*in.slot);
       in.timed = set_block(bytes_of(*in.slot), count);
       in.source = set_block(bytes_of(*in.slot), count);
+      in.fingerprints = device_buffer<unsigned long long>(2);
+      KBENCH_HIP_CHECK(hipMemsetAsync(in.fingerprints.data(), 0, in.fingerprints.bytes(), stream_of(*in.slot)));
     }
     for (output_memory& out : outputs_) {
       if (!out.in_place()) continue;
+      const current_device here = on(*out.slot);
       out.timed = set_block(bytes_of(*out.slot), count);
       out.source = set_block(bytes_of(*out.slot), count);
       out.working_reference = guarded_output(out.timed.bytes());
       out.working_optimized = guarded_output(out.timed.bytes());
       for (const side target : {side::reference, side::optimized}) {
-        out.working(target).prepare(dtype::u8, out.timed.bytes(), stream());  // arms the guards
+        out.working(target).prepare(dtype::u8, out.timed.bytes(), stream_of(*out.slot));  // arms the guards
       }
     }
-    fingerprint_sums_ = device_buffer<unsigned long long>(2 * inputs_.size() + 1);  // + 1: never empty
-    KBENCH_HIP_CHECK(hipMemsetAsync(fingerprint_sums_.data(), 0, fingerprint_sums_.bytes(), stream()));
     for_each_drawn([&](const buffer_slot& slot, std::size_t stream_id, set_block& timed, set_block& source) {
       (void)timed;
       fill_random(source.data(), slot.type, source.bytes() / info(slot.type).size, slot.init, draw_seed(~0ull), stream_id,
-                  stream());
+                  stream_of(slot));
     });
+    devices_.join();
   }
 
   void release_timed_sets() {
-    for (input_memory& in : inputs_) in.timed = {}, in.source = {};
+    for (input_memory& in : inputs_) in.timed = {}, in.source = {}, in.fingerprints = {};
     for (output_memory& out : outputs_) out.timed = {}, out.source = {}, out.working_reference = {}, out.working_optimized = {};
   }
 
@@ -288,31 +330,28 @@ class case_memory {
     for_each_drawn([&](const buffer_slot& slot, std::size_t stream_id, set_block& timed, set_block& source) {
       const std::size_t elements = timed.bytes() / info(slot.type).size;
       if (fresh) {
-        fill_random(timed.data(), slot.type, elements, slot.init, draw_seed(draw), stream_id, stream());
+        fill_random(timed.data(), slot.type, elements, slot.init, draw_seed(draw), stream_id, stream_of(slot));
       } else {
         const bool in_place_values = slot.init.shape == distribution::kind::arange;
         const std::size_t offset = in_place_values || elements < 2 ? 0 : 1 + mix_seed(draw_seed(draw) ^ stream_id) % (elements - 1);
-        rotate_elements(timed.data(), source.data(), slot.type, elements, offset, stream());
+        rotate_elements(timed.data(), source.data(), slot.type, elements, offset, stream_of(slot));
       }
     });
-    for (std::size_t k = 0; k < inputs_.size(); ++k) {
-      add_fingerprint(inputs_[k].timed.data(), inputs_[k].timed.bytes(), fingerprint_sums_.data() + 2 * k, stream());
-    }
+    fingerprint_inputs(0);
   }
 
   // The fingerprints of the timed input sets after the launches that read them (never while timed).
-  void fingerprint_timed_inputs() {
-    for (std::size_t k = 0; k < inputs_.size(); ++k) {
-      add_fingerprint(inputs_[k].timed.data(), inputs_[k].timed.bytes(), fingerprint_sums_.data() + 2 * k + 1, stream());
-    }
-  }
+  void fingerprint_timed_inputs() { fingerprint_inputs(1); }
 
   // The inputs that some timed launch changed: their fingerprints after the launches differ from those
   // as drawn.
   [[nodiscard]] std::vector<std::string> timed_inputs_changed() {
-    std::vector<unsigned long long> sums(fingerprint_sums_.size());
-    KBENCH_HIP_CHECK(hipMemcpyAsync(sums.data(), fingerprint_sums_.data(), fingerprint_sums_.bytes(),
-                                    hipMemcpyDeviceToHost, stream()));
+    std::vector<unsigned long long> sums(2 * inputs_.size());
+    for (std::size_t k = 0; k < inputs_.size(); ++k) {
+      const current_device here = on(*inputs_[k].slot);
+      KBENCH_HIP_CHECK(hipMemcpyAsync(sums.data() + 2 * k, inputs_[k].fingerprints.data(), inputs_[k].fingerprints.bytes(),
+                                      hipMemcpyDeviceToHost, stream_of(*inputs_[k].slot)));
+    }
     synchronize();
     std::vector<std::string> changed;
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
@@ -326,10 +365,12 @@ class case_memory {
   void restore_working(side target, int launches) {
     for (output_memory& out : outputs_) {
       if (!out.in_place()) continue;
+      const current_device here = on(*out.slot);
       KBENCH_HIP_CHECK(hipMemcpyAsync(out.working(target).data(), out.timed.data(),
                                       out.timed.stride() * static_cast<std::size_t>(launches), hipMemcpyDeviceToDevice,
-                                      stream()));
+                                      stream_of(*out.slot)));
     }
+    devices_.join();
   }
 
   // Where launch `launch` of a sample of `target` writes output `out` while timed.
@@ -351,15 +392,20 @@ class case_memory {
   void restore_in_place(side target, int set = 0) {
     for (output_memory& out : outputs_) {
       if (!out.in_place()) continue;
+      const current_device here = on(*out.slot);
       KBENCH_HIP_CHECK(hipMemcpyAsync(out.memory(target).data(), initial_data(out, set), out.memory(target).bytes(),
-                                      hipMemcpyDeviceToDevice, stream()));
+                                      hipMemcpyDeviceToDevice, stream_of(*out.slot)));
     }
+    devices_.join();
   }
 
   // Poisons every output of `target`, re-arms its guards, and restores its in-place buffers; waits for
   // that, so that a kernel working on some other stream cannot race it (correctness runs are not timed).
   void prepare_outputs(side target) {
-    for (output_memory& out : outputs_) out.memory(target).prepare(out.slot->type, out.slot->storage(), stream());
+    for (output_memory& out : outputs_) {
+      const current_device here = on(*out.slot);
+      out.memory(target).prepare(out.slot->type, out.slot->storage(), stream_of(*out.slot));
+    }
     restore_in_place(target);
     synchronize();
   }
@@ -372,11 +418,15 @@ class case_memory {
   }
 
   // Runs the launch of `target` on whatever the handles are bound to, then unbinds them and checks the
-  // launch's error.
+  // launch's error. A case of several devices forks from the case's stream before and joins it after.
   void run_bound(side target) {
     try {
-      launch_of(target)(stream());
+      devices_.fork();
+      case_.run_launch(target == side::optimized, devices_.as_streams());
+      KBENCH_HIP_CHECK(hipSetDevice(devices_.ordinal(0)));
+      devices_.join();
     } catch (...) {
+      (void)hipSetDevice(devices_.ordinal(0));
       unbind();
       throw;
     }
@@ -401,9 +451,17 @@ class case_memory {
   // Volta), which leave room for the case's own blocks and compete with them for issue slots, so that the
   // warps of one block no longer progress in step.
   void load_device(double seconds, int blocks_per_unit = 6) {
-    if (!load_) load_.emplace();
-    const unsigned int blocks = static_cast<unsigned int>(blocks_per_unit * std::max(load_->multiprocessors, 1));
-    load_->spin.enqueue_wide(load_->stream.get(), seconds, blocks, 256);
+    loads_.resize(static_cast<std::size_t>(devices_.count()));
+    for (int d = 0; d < devices_.count(); ++d) {  // every GPU of the case, each once
+      bool seen = false;
+      for (int e = 0; e < d; ++e) seen = seen || devices_.ordinal(e) == devices_.ordinal(d);
+      if (seen) continue;
+      const current_device here = devices_.on(d);
+      auto& load = loads_[static_cast<std::size_t>(d)];
+      if (!load) load = std::make_unique<device_load>();
+      const unsigned int blocks = static_cast<unsigned int>(blocks_per_unit * std::max(load->multiprocessors, 1));
+      load->spin.enqueue_wide(load->stream.get(), seconds, blocks, 256);
+    }
   }
 
   // A launch of `target` on memory of the caller's: `inputs` and `outputs` in declaration order.
@@ -416,14 +474,16 @@ class case_memory {
   // The values of input `k` in input set `set` on the host, as double (in memory kept for the next call).
   [[nodiscard]] const host_doubles& input_on_host(std::size_t k, int set) {
     host_inputs_.resize(inputs_.size());
-    staging_.to_doubles(input_data(inputs_[k], set), *inputs_[k].slot, host_inputs_[k], stream());
+    const current_device here = on(*inputs_[k].slot);
+    staging_.to_doubles(input_data(inputs_[k], set), *inputs_[k].slot, host_inputs_[k], stream_of(*inputs_[k].slot));
     return host_inputs_[k];
   }
 
   // The values of a buffer of `slot`'s layout at `device`, as double.
   [[nodiscard]] std::vector<double> values_on_host(const void* device, const buffer_slot& slot) {
     host_doubles values;
-    staging_.to_doubles(device, slot, values, stream());
+    const current_device here = on(slot);
+    staging_.to_doubles(device, slot, values, stream_of(slot));
     return {values.data(), values.data() + values.size};
   }
 
@@ -446,6 +506,7 @@ class case_memory {
   // A finding for each output of `target` written outside its bounds since its guards were armed.
   void check_guards(side target, const std::string& context, std::vector<finding>& found) {
     for (output_memory& out : outputs_) {
+      const current_device here = on(*out.slot);
       const std::string stray = out.memory(target).check_guards();
       if (!stray.empty()) {
         found.push_back({finding_kind::stray_write,
@@ -459,6 +520,7 @@ class case_memory {
   void check_working_guards(side target, const std::string& context, std::vector<finding>& found) {
     for (output_memory& out : outputs_) {
       if (!out.in_place() || out.timed.count() == 0) continue;
+      const current_device here = on(*out.slot);
       const std::string stray = out.working(target).check_guards();
       if (!stray.empty()) {
         found.push_back({finding_kind::stray_write,
@@ -471,7 +533,8 @@ class case_memory {
   // True when a launch changed input set 0 of `in` since it was drawn.
   [[nodiscard]] bool input_changed(const input_memory& in) {
     std::size_t first = 0;
-    return in.memory.changed_words(stream(), first) != 0;
+    const current_device here = on(*in.slot);
+    return in.memory.changed_words(stream_of(*in.slot), first) != 0;
   }
 
   // A finding for each padded output of `target` (timed: its non-in-place ones) whose padding a launch
@@ -479,6 +542,7 @@ class case_memory {
   void check_padding(side target, const std::string& context, std::vector<finding>& found, bool timed = false) {
     for (output_memory& out : outputs_) {
       if (timed && out.in_place()) continue;  // the timed working copies' padding holds drawn values
+      const current_device here = on(*out.slot);
       const std::string changed = padding_changes(out.memory(target).data(), *out.slot);
       if (!changed.empty()) {
         found.push_back({finding_kind::stray_write, fmt::format("{}the {} kernel wrote into the padding of output '{}': {}",
@@ -495,11 +559,17 @@ class case_memory {
   }
 
   // The reference's values on the host (rows only), copied on first need.
-  const host_array& expected_on_host(output_memory& out) { return out.expected.get(out.reference.data(), *out.slot); }
+  const host_array& expected_on_host(output_memory& out) {
+    const current_device here = on(*out.slot);
+    return out.expected.get(out.reference.data(), *out.slot);
+  }
 
   // Elements of a device reference's output that still hold the poison (padding left out).
   [[nodiscard]] std::size_t poisoned_in_reference(output_memory& out) {
-    if (compared_on_device(out)) return count_poison_on_device(out.reference.data(), out.slot->type, out.slot->size, stream());
+    if (compared_on_device(out)) {
+      const current_device here = on(*out.slot);
+      return count_poison_on_device(out.reference.data(), out.slot->type, out.slot->size, stream_of(*out.slot));
+    }
     return count_poison(expected_on_host(out).bytes.data(), out.slot->type, out.slot->size);
   }
 
@@ -514,8 +584,9 @@ class case_memory {
   [[nodiscard]] comparison compare_output(output_memory& out, const void* actual, const void* expected) {
     const buffer_slot& slot = *out.slot;
     const tolerance tol = case_.tolerance_of(slot);
+    const current_device here = on(slot);
     if (expected && compared_on_device(out)) {
-      device_comparison d = compare_on_device(actual, expected, slot.type, slot.size, slot.extents, tol, stream());
+      device_comparison d = compare_on_device(actual, expected, slot.type, slot.size, slot.extents, tol, stream_of(slot));
       if (d.clean) return std::move(d.result);
     }
     const host_array actual_values = read_values(actual, slot);
@@ -530,14 +601,30 @@ class case_memory {
   [[nodiscard]] std::uint64_t draw_seed(std::uint64_t draw) const { return seed_ + 0x9E3779B97F4A7C15ull * draw; }
 
   // f(slot, stream id, timed block, source block) for every buffer whose values kbench draws.
+  // Each on the buffer's device; device 0's stream joins them after.
   template <class F>
   void for_each_drawn(F&& f) {
-    for (input_memory& in : inputs_) f(*in.slot, in.stream_id, in.timed, in.source);
-    for (output_memory& out : outputs_) {
-      if (out.in_place()) f(*out.slot, out.stream_id, out.timed, out.source);
+    for (input_memory& in : inputs_) {
+      const current_device here = on(*in.slot);
+      f(*in.slot, in.stream_id, in.timed, in.source);
     }
+    for (output_memory& out : outputs_) {
+      if (!out.in_place()) continue;
+      const current_device here = on(*out.slot);
+      f(*out.slot, out.stream_id, out.timed, out.source);
+    }
+    devices_.join();
   }
   [[nodiscard]] static std::size_t stride_bytes(const buffer_slot& slot) { return (bytes_of(slot) + 255) / 256 * 256; }
+
+  // Each input's fingerprint over its timed sets, added to its sum `which` (0: as drawn, 1: after).
+  void fingerprint_inputs(int which) {
+    for (input_memory& in : inputs_) {
+      const current_device here = on(*in.slot);
+      add_fingerprint(in.timed.data(), in.timed.bytes(), in.fingerprints.data() + which, stream_of(*in.slot));
+    }
+    devices_.join();
+  }
 
   // Points every handle at the memory of one side and one input set.
   void bind(side target, int set) {
@@ -552,10 +639,10 @@ class case_memory {
   }
 
   kernel_case& case_;
-  kbench::stream stream_;
-  std::optional<device_load> load_;
+  case_devices devices_;
+  std::vector<std::unique_ptr<device_load>> loads_;          // per device, for the shake
+  std::vector<std::unique_ptr<cache_flush>> other_flushes_;  // devices 1.. of the case, for cold timing
   std::uint64_t seed_ = 0;  // of input set 0
-  device_buffer<unsigned long long> fingerprint_sums_;  // per input: as drawn, after the launches
   std::vector<input_memory> inputs_;
   std::vector<output_memory> outputs_;
   host_staging staging_;                  // pinned chunks for the transfers to host functions

@@ -135,6 +135,12 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
 // The census of one launch of `target`, on input set 0 of `memory`; times less `floor`.
 [[nodiscard]] inline census_side take_census(case_memory& memory, side target, const cold_start& before, double floor) {
   census_side out;
+  if (memory.devices().count() > 1) {
+    out.reason = fmt::format("the case spans {} devices: a graph of one launch would hold nodes of several, and the "
+                             "census lists the kernels of one device's launch",
+                             memory.devices().count());
+    return out;
+  }
   const hipStream_t stream = memory.stream();
   memory.prepare_outputs(target);
   hipGraph_t captured = nullptr;

@@ -43,13 +43,14 @@ inline constexpr std::uint64_t host_reference_sentinel = 0x7FF4BADB7FF4BADBull; 
 inline void check_inputs(case_memory& memory, const char* who, std::vector<finding>& problems) {
   for (input_memory& in : memory.inputs()) {
     std::size_t first = 0;
-    const std::size_t changed = in.memory.changed_words(memory.stream(), first);
+    const current_device here = memory.on(*in.slot);
+    const std::size_t changed = in.memory.changed_words(memory.stream_of(*in.slot), first);
     if (changed) {
       problems.push_back({finding_kind::input_modified,
                           fmt::format("the {} kernel modified input '{}' ({} words changed, first at byte {}); inputs "
                                       "must be read-only",
                                       who, in.slot->name, changed, first)});
-      in.memory.snapshot(memory.stream());
+      in.memory.snapshot(memory.stream_of(*in.slot));
       memory.synchronize();
     }
   }
@@ -61,7 +62,7 @@ inline void run_side(case_memory& memory, side target, std::vector<finding>& pro
   memory.prepare_outputs(target);
   memory.launch(target);
   memory.synchronize();
-  KBENCH_HIP_CHECK(hipDeviceSynchronize());
+  memory.synchronize_devices();
   memory.check_guards(target, "", problems);
   memory.check_padding(target, "", problems);
   check_inputs(memory, name_of(target), problems);
@@ -95,14 +96,17 @@ inline void run_device_reference(case_memory& memory, std::vector<finding>& prob
   if (integer_suspects) {
     for (output_memory& out : outputs) {
       if (!info(out.slot->type).is_float) memory.expected_on_host(out);  // the first run's values
-      KBENCH_HIP_CHECK(hipMemsetAsync(out.reference.data(), 0x5A, out.reference.bytes(), memory.stream()));
+      const current_device here = memory.on(*out.slot);
+      KBENCH_HIP_CHECK(hipMemsetAsync(out.reference.data(), 0x5A, out.reference.bytes(), memory.stream_of(*out.slot)));
     }
+    memory.synchronize();
     memory.restore_in_place(side::reference);
     memory.launch(side::reference);
-    KBENCH_HIP_CHECK(hipDeviceSynchronize());
+    memory.synchronize_devices();
     for (std::size_t k = 0; k < outputs.size(); ++k) {
       output_memory& out = outputs[k];
       if (info(out.slot->type).is_float || suspects[k] == 0) continue;
+      const current_device here = memory.on(*out.slot);
       const host_array second = read_values(out.reference.data(), *out.slot);
       const host_array& first = out.expected.held();
       const std::size_t width = info(out.slot->type).size;
@@ -197,10 +201,12 @@ inline output_bits hold_outputs(case_memory& memory) {
   output_bits held;
   for (output_memory& out : memory.outputs()) {
     const std::size_t bytes = (out.optimized.bytes() + 3) / 4 * 4;  // whole words: the last one reaches into the guard
+    const current_device here = memory.on(*out.slot);
     held.copies.emplace_back(bytes);
     KBENCH_HIP_CHECK(hipMemcpyAsync(held.copies.back().data(), out.optimized.data(), bytes, hipMemcpyDeviceToDevice,
-                                    memory.stream()));
+                                    memory.stream_of(*out.slot)));
   }
+  memory.synchronize();
   return held;
 }
 
@@ -217,13 +223,14 @@ inline bool rerun_and_match(case_memory& memory, const output_bits& held, int lo
   if (load > 0) memory.load_device(1e-3, load);
   bool differed = false;
   memory.launch(side::optimized);
-  KBENCH_HIP_CHECK(hipDeviceSynchronize());
+  memory.synchronize_devices();
   const bool required = memory.declaration().is_deterministic();
   std::vector<output_memory>& outputs = memory.outputs();
   for (std::size_t k = 0; k < outputs.size(); ++k) {
     std::size_t first = 0;
+    const current_device here = memory.on(*outputs[k].slot);
     const std::size_t differ = count_differing_words(held.copies[k].data(), outputs[k].optimized.data(),
-                                                     held.copies[k].bytes(), memory.stream(), first);
+                                                     held.copies[k].bytes(), memory.stream_of(*outputs[k].slot), first);
     if (differ == 0) continue;
     differed = true;
     const std::size_t width = info(outputs[k].slot->type).size;
@@ -261,7 +268,10 @@ inline void check_against_oracle(case_memory& memory, seed_result& r) {
     compare_options quiet;
     quiet.mismatches_to_keep = 0;
     const tolerance any = memory.declaration().tolerance_of(slot);
-    const host_array optimized = read_values(out.optimized.data(), slot);
+    const host_array optimized = [&] {
+      const current_device here = memory.on(slot);
+      return read_values(out.optimized.data(), slot);
+    }();
     const comparison reference_side = compare(memory.expected_on_host(out).view(slot.size, slot.extents), exact, any, quiet);
     const comparison optimized_side = compare(optimized.view(slot.size, slot.extents), exact, any, quiet);
     auto inexact = [](const comparison& c) {
@@ -297,23 +307,26 @@ inline void run_misaligned(case_memory& memory, std::size_t offset, moved_buffer
   std::vector<output_memory>& outs = memory.outputs();
   for (std::size_t k = 0; k < ins.size(); ++k) {
     const std::size_t bytes = ins[k].slot->storage_bytes();
+    const current_device here = memory.on(*ins[k].slot);
     inputs.push_back(static_cast<unsigned char*>(held.inputs[k].data()) + moved(*ins[k].slot));
-    KBENCH_HIP_CHECK(hipMemcpyAsync(inputs.back(), ins[k].memory.data(), bytes, hipMemcpyDeviceToDevice, memory.stream()));
+    KBENCH_HIP_CHECK(hipMemcpyAsync(inputs.back(), ins[k].memory.data(), bytes, hipMemcpyDeviceToDevice,
+                                    memory.stream_of(*ins[k].slot)));
   }
   for (std::size_t k = 0; k < outs.size(); ++k) {
     outputs.push_back(static_cast<unsigned char*>(held.outputs[k].data()) + moved(*outs[k].slot));
+    const current_device here = memory.on(*outs[k].slot);
     if (outs[k].in_place()) {
       KBENCH_HIP_CHECK(hipMemcpyAsync(outputs.back(), outs[k].initial.data(), outs[k].optimized.bytes(),
-                                      hipMemcpyDeviceToDevice, memory.stream()));
+                                      hipMemcpyDeviceToDevice, memory.stream_of(*outs[k].slot)));
     } else {
-      poison(outputs.back(), outs[k].slot->type, outs[k].slot->storage(), memory.stream());
+      poison(outputs.back(), outs[k].slot->type, outs[k].slot->storage(), memory.stream_of(*outs[k].slot));
     }
   }
   const std::string where = fmt::format("with buffers moved {} byte{} off their alignment", offset, offset > 1 ? "s" : "");
   memory.synchronize();  // the copies and the poison are in place, whatever stream the kernel uses
   try {
     memory.launch_at(side::optimized, inputs, outputs);
-    KBENCH_HIP_CHECK(hipDeviceSynchronize());
+    memory.synchronize_devices();
   } catch (const hip_error& e) {
     // Not a finding to go on from: a misaligned access is a sticky error on NVIDIA, the device unusable.
     throw hip_error(e.code(), fmt::format("{}, the optimized kernel failed (it needs aligned buffers: declare "
@@ -322,8 +335,12 @@ inline void run_misaligned(case_memory& memory, std::size_t offset, moved_buffer
   }
   for (std::size_t k = 0; k < outs.size(); ++k) {
     output_memory& out = outs[k];
-    KBENCH_HIP_CHECK(hipMemcpyAsync(held.aligned[k].data(), outputs[k], out.optimized.bytes(), hipMemcpyDeviceToDevice,
-                                    memory.stream()));
+    {
+      const current_device here = memory.on(*out.slot);
+      KBENCH_HIP_CHECK(hipMemcpyAsync(held.aligned[k].data(), outputs[k], out.optimized.bytes(), hipMemcpyDeviceToDevice,
+                                      memory.stream_of(*out.slot)));
+      KBENCH_HIP_CHECK(hipStreamSynchronize(memory.stream_of(*out.slot)));
+    }
     const comparison c =
         memory.compare_output(out, held.aligned[k].data(), memory.has_device_reference() ? out.reference.data() : nullptr);
     if (!c.passed) {
@@ -347,8 +364,12 @@ inline void check_alignment(case_memory& memory, seed_result& r) {
   }
   if (offsets.empty()) return;
   moved_buffers held;
-  for (input_memory& in : memory.inputs()) held.inputs.emplace_back(in.slot->storage_bytes() + 16);
+  for (input_memory& in : memory.inputs()) {
+    const current_device here = memory.on(*in.slot);
+    held.inputs.emplace_back(in.slot->storage_bytes() + 16);
+  }
   for (output_memory& out : memory.outputs()) {
+    const current_device here = memory.on(*out.slot);
     held.outputs.emplace_back(out.optimized.bytes() + 16);
     held.aligned.emplace_back(out.optimized.bytes());
   }

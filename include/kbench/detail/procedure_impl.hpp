@@ -22,6 +22,12 @@ std::vector<declared_buffer> declare_on_host(const case_registration& registrati
   return declared.declared_buffers();
 }
 
+int declared_device_count(const case_registration& registration, const kbench::shape& s) {
+  kernel_case declared(registration.name(), s);
+  registration.function()(declared);
+  return declared.device_count();
+}
+
 std::string gpu_compiler() {
   std::string c;
 #if defined(__clang__)
@@ -47,8 +53,12 @@ const gpu_info& open_gpu(int device) { return gpu(device); }
 
 const device_ceilings& device_ceilings_once() { return measured_ceilings(); }
 
-case_run::case_run(const case_registration& registration, const kbench::shape& s)
-    : instance_(std::make_unique<case_instance>(registration, s)) {}
+case_run::case_run(const case_registration& registration, const kbench::shape& s, const run_options& options)
+    : instance_(std::make_unique<case_instance>(registration, s, &options)) {}
+
+std::vector<int> case_run::devices() const { return instance_->devices().ordinals(); }
+bool case_run::devices_shared() const { return instance_->devices().shared(); }
+bool case_run::peer_access() const { return instance_->devices().peer_access(); }
 
 case_run::~case_run() = default;
 

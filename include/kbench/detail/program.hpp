@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,23 @@ inline const gpu_info* gpu_or_skip(const run_options& options, case_record& reco
   return nullptr;
 }
 
+// The case at a shape on its GPUs, or null (recorded as skipped, with the reason) when it spans more GPUs
+// than this machine shows.
+inline std::unique_ptr<case_run> open_case(const case_registration& reg, const kbench::shape& s,
+                                           const run_options& options, case_record& record) {
+  try {
+    auto run = std::make_unique<case_run>(reg, s, options);
+    record.devices = run->devices();
+    record.devices_shared = run->devices_shared();
+    record.peer_access = run->peer_access();
+    return run;
+  } catch (const skipped_case& e) {
+    record.verdict = case_verdict::skipped;
+    record.message = e.what();
+    return nullptr;
+  }
+}
+
 // Records the wall time of a case's test, however it ends.
 class wall_timer {
  public:
@@ -66,6 +84,14 @@ inline double declared_elements(const case_registration& reg, const kbench::shap
 // True (and recorded) when --max-elements leaves this shape out.
 inline bool filtered_out(const case_registration& reg, const kbench::shape& s, const run_options& options,
                          case_record& record) {
+  if (options.device_count > 0) {
+    const int spans = declared_device_count(reg, s);
+    if (spans != options.device_count) {
+      record.verdict = case_verdict::filtered;
+      record.message = fmt::format("spans {} GPU{}, not --device-count {}", spans, spans == 1 ? "" : "s", options.device_count);
+      return true;
+    }
+  }
   if (options.max_elements <= 0) return false;
   const double elements = declared_elements(reg, s);
   if (elements <= options.max_elements) return false;

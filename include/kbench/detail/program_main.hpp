@@ -64,7 +64,7 @@ int finish(const char* program, const run_options& options, int framework_status
   if (failed > 0 || framework_status != 0) return 1;
   const char* what = options.mode == run_mode::perf ? "benchmark(s)" : "test(s)";
   if (!run.cases.empty() && filtered == static_cast<int>(run.cases.size())) {
-    fmt::print("kbench: nothing ran: --max-elements {:.0f} filters out all {} {}\n", options.max_elements, filtered, what);
+    fmt::print("kbench: nothing ran: the filters leave out all {} {} ({})\n", filtered, what, run.cases.back().message);
     return exit_skipped;
   }
   if (skipped > 0) {
@@ -129,15 +129,16 @@ inline int run_census(const char* program, const run_options& options) {
         if (filtered_out(reg, s, options, record)) continue;
         const gpu_info* g = gpu_or_skip(options, record);
         if (g == nullptr) continue;
-        case_run run(reg, s);
-        const seed_result& checked = record.checks.emplace_back(run.check(seeds_for_run(options).front(), true));
+        const std::unique_ptr<case_run> run = open_case(reg, s, options, record);
+        if (!run) continue;
+        const seed_result& checked = record.checks.emplace_back(run->check(seeds_for_run(options).front(), true));
         if (!checked.passed()) {
           std::fputs(format_seed_result(reg.name(), s, checked).c_str(), stdout);
           record.verdict = case_verdict::fail;
           record.message = "refusing to take the census of a kernel that is not correct (report above)";
           continue;
         }
-        record.census = run.census(options, *g);
+        record.census = run->census(options, *g);
         std::fputs(format_census(case_label(reg.name(), s), *record.census).c_str(), stdout);
         record.verdict = any_failing(record.census->findings) ? case_verdict::fail : case_verdict::pass;
         if (record.verdict == case_verdict::fail) record.message = record.census->findings.front().text;

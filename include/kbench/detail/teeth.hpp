@@ -121,10 +121,11 @@ inline void check_teeth(case_memory& memory, std::vector<finding>& problems) {
     const std::size_t allowed = static_cast<std::size_t>(std::floor(tol.max_mismatch_fraction * static_cast<double>(slot.size)));
     const std::uint32_t word = poison_word(slot.type);
     std::vector<std::string> accepted;
+    const current_device here = memory.on(slot);
     if (memory.compared_on_device(out)) {
       auto accepts = [&](const void* actual, std::uint64_t constant, double* norm = nullptr) {
         const device_comparison d = compare_on_device(actual, out.reference.data(), slot.type, slot.size, slot.extents,
-                                                      tol, memory.stream(), constant);
+                                                      tol, memory.stream_of(slot), constant);
         if (norm) *norm = d.expected_norm;
         return d.result.passed;
       };
@@ -133,9 +134,9 @@ inline void check_teeth(case_memory& memory, std::vector<finding>& problems) {
       if (accepts(nullptr, 0, &norm)) accepted.push_back("an all-zero output");
       const device_allocation probe(out.reference.bytes());
       KBENCH_HIP_CHECK(hipMemcpyAsync(probe.data(), out.reference.data(), out.reference.bytes(),
-                                      hipMemcpyDeviceToDevice, memory.stream()));
+                                      hipMemcpyDeviceToDevice, memory.stream_of(slot)));
       perturb_on_device(probe.data(), slot.type, slot.size, std::min(slot.size, allowed + 1), tol, 2.0 * norm + 1.0,
-                        memory.stream());
+                        memory.stream_of(slot));
       if (accepts(probe.data(), 0)) accepted.push_back("the reference perturbed well beyond tolerance");
       if (out.in_place() && accepts(out.initial.data(), 0)) {
         accepted.push_back("the buffer as drawn, i.e. a kernel that did nothing");

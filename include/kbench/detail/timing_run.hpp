@@ -98,6 +98,7 @@ class timing_run {
     std::vector<double> pilot;
     for (int i = 0; i < 5; ++i) {
       memory_.restore_in_place(side::optimized);
+      memory_.before_timed(nullptr);
       spin_.enqueue(stream(), 20e-6);
       optimized_events_.start.record(stream());
       memory_.launch(side::optimized);
@@ -175,14 +176,11 @@ class timing_run {
     }
   }
 
-  // The launches of one side in one sample, between that side's events, queued behind the flush or a
-  // spin so that the launch overhead is not timed.
+  // The launches of one side in one sample, between that side's events, queued behind the flush (of
+  // every device of the case) or a spin so that the launch overhead is not timed.
   void timed(side target, event_pair& events) {
-    if (flush_) {
-      flush_->enqueue(stream());
-    } else {
-      spin_.enqueue(stream(), 20e-6);
-    }
+    memory_.before_timed(flush_ ? &*flush_ : nullptr);
+    if (!flush_) spin_.enqueue(stream(), 20e-6);
     events.start.record(stream());
     const std::optional<launch_graph>& graph = target == side::optimized ? optimized_graph_ : reference_graph_;
     if (graph) {
@@ -224,9 +222,11 @@ class timing_run {
   // are poison too.
   void audit_last_sample() {
     for (output_memory& out : memory_.outputs()) {
-      out.reference.poison_contents(out.slot->type, out.slot->storage(), stream());
-      out.optimized.poison_contents(out.slot->type, out.slot->storage(), stream());
+      const current_device here = memory_.on(*out.slot);
+      out.reference.poison_contents(out.slot->type, out.slot->storage(), memory_.stream_of(*out.slot));
+      out.optimized.poison_contents(out.slot->type, out.slot->storage(), memory_.stream_of(*out.slot));
     }
+    memory_.devices().join();
     sample(true);
     check_timed_launches(per_sample_ - 1);
   }
@@ -235,7 +235,7 @@ class timing_run {
   // and the outputs of the last launch of the last sample against the reference's on the same input set
   // (`last`: the launch's index; in-place buffers are compared in their working copies, in every mode).
   void check_timed_launches(int last) {
-    KBENCH_HIP_CHECK(hipDeviceSynchronize());
+    memory_.synchronize_devices();
     std::vector<finding>& found = t_.findings;
     for (const side target : {side::reference, side::optimized}) {
       if (target == side::reference && !with_reference_) continue;
@@ -303,7 +303,7 @@ class timing_run {
     std::vector<double> fresh, seen;
     auto single = [&](std::vector<double>& into) {
       memory_.restore_working(side::optimized, 1);
-      cold.enqueue(stream());
+      memory_.before_timed(&cold);
       optimized_events_.start.record(stream());
       memory_.launch_timed(side::optimized, 0);
       optimized_events_.stop.record(stream());
@@ -321,6 +321,7 @@ class timing_run {
     std::vector<double> hot;
     for (int i = 0; i < seen_pairs; ++i) {
       redraw();
+      memory_.before_timed(nullptr);
       spin_.enqueue(stream(), 20e-6);
       optimized_events_.start.record(stream());
       memory_.launch_timed(side::optimized, 0);
