@@ -423,7 +423,7 @@ class case_memory {
     try {
       devices_.fork();
       case_.run_launch(target == side::optimized, devices_.as_streams());
-      KBENCH_HIP_CHECK(hipSetDevice(devices_.ordinal(0)));
+      if (devices_.count() > 1) KBENCH_HIP_CHECK(hipSetDevice(devices_.ordinal(0)));  // the launch moved it
       devices_.join();
     } catch (...) {
       (void)hipSetDevice(devices_.ordinal(0));

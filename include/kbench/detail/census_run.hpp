@@ -40,8 +40,9 @@ inline std::string demangled(const std::string& symbol) {
 }
 
 // What runs before each timed launch of the census: the case's flush, then a short spin, so that the
-// writes the flush evicted drain before the launch (a profiler's own flush leaves the memory idle; without
-// the spin, a latency-bound kernel starts behind that traffic and reads up to 1.5 us slower on the H200).
+// writes the flush evicted drain before the launch, as they do behind a profiler's own flush. On the
+// H200, scripts/census-check.py missed 5 of its 91 kernels' targets in each of two runs with the spin
+// and 7 in one without.
 struct cold_start {
   const cache_flush& flush;
   const spinner& settle;
