@@ -88,6 +88,53 @@ TEST_CASE("missing or doubled parts of the contract", "[declaration]") {
                     contains("declares buffer 'x' twice"));
 }
 
+TEST_CASE("cases that span devices: counts, per-device buffers and launches", "[declaration][devices]") {
+  auto each = [](const kbench::device_streams&) {};
+  // A complete one: a buffer per device, named by its device, and launches of one stream per device.
+  kbench::kernel_case c("spanning", {});
+  CHECK(c.devices(4) == 4);
+  CHECK(c.device_count() == 4);
+  auto x = c.input_on_each<float>("x", {8});
+  auto y = c.output_on_each<float>("y", {8});
+  CHECK(x.count() == 4);
+  CHECK(y[3].slot()->name == "y[device 3]");
+  CHECK(y[3].slot()->device_index == 3);
+  CHECK_THROWS_WITH((void)y[4], contains("device 4 asked for, but the buffer has 4"));
+  c.reference(each);
+  c.optimized(each);
+  CHECK_NOTHROW(c.validate());
+  CHECK(c.declared_buffers()[5].device == 1);  // y[device 1]
+  CHECK(kbench::kernel_case("plain", {}).device_count() == 1);
+
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.devices(0); }), contains("devices() needs a count from 1 to 64, got 0"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.devices(65); }), contains("got 65"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.devices(2), c.devices(2); }), contains("sets devices() twice"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.output_on_each<float>("y", {8}); }),
+                    contains("buffer 'y' is declared on each device, but the case declares no devices(n)"));
+  // One launch per side, of one stream or of one per device.
+  CHECK_THROWS_WITH(declare([&](kbench::kernel_case& c) {
+                      (void)c.output<float>("y", {8});
+                      c.reference(noop);
+                      c.reference(each);
+                    }),
+                    contains("sets reference() twice"));
+  CHECK_THROWS_WITH(declare([&](kbench::kernel_case& c) {
+                      (void)c.output<float>("y", {8});
+                      c.reference(noop);
+                      c.optimized(each);
+                      c.optimized(noop);
+                    }),
+                    contains("sets optimized() twice"));
+  CHECK_THROWS_WITH(declare([&](kbench::kernel_case& c) {
+                      (void)c.output<float>("y", {8});
+                      c.reference(each);
+                      c.host_reference([] {});
+                      c.optimized(each);
+                    }),
+                    contains("declares both a device and a host reference"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.link_bytes(-1); }), contains("link_bytes() must be finite"));
+}
+
 TEST_CASE("bad tolerances, distributions and work models", "[declaration]") {
   CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.tolerance(tol::allclose{-1e-3, 1e-5}); }),
                     contains("allclose: rtol must be finite and >= 0"));
