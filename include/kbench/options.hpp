@@ -133,7 +133,10 @@ inline std::vector<int> ctest_resource_gpus() {
   std::vector<int> gpus;
   for (int g = 0; g < groups; ++g) {
     const int id = ctest_resource_gpu(-1, g);
-    if (id < 0) throw usage_error("CTEST_RESOURCE_GROUP_COUNT=" + std::to_string(groups) + " but group " + std::to_string(g) + " has no GPUs");
+    if (id < 0) {
+      throw usage_error("CTEST_RESOURCE_GROUP_COUNT=" + std::to_string(groups) + " but group " + std::to_string(g) +
+                        " has no GPUs");
+    }
     gpus.push_back(id);
   }
   return gpus;
