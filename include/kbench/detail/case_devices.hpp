@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,14 +27,18 @@ class current_device {
  public:
   explicit current_device(int device) {
     KBENCH_HIP_CHECK(hipGetDevice(&previous_));
-    if (device != previous_) KBENCH_HIP_CHECK(hipSetDevice(device));
+    moved_ = device != previous_;
+    if (moved_) KBENCH_HIP_CHECK(hipSetDevice(device));
   }
   current_device(const current_device&) = delete;
   current_device& operator=(const current_device&) = delete;
-  ~current_device() { KBENCH_HIP_CHECK_NOTHROW(hipSetDevice(previous_)); }
+  ~current_device() {
+    if (moved_) KBENCH_HIP_CHECK_NOTHROW(hipSetDevice(previous_));
+  }
 
  private:
   int previous_ = 0;
+  bool moved_ = false;  // a case of one device never moves: nothing to restore
 };
 
 // The GPU ordinals of a case that spans `count` devices: --devices (or the GPUs CTest assigned), else
@@ -74,6 +79,9 @@ class case_devices {
       forked_.push_back(std::make_unique<event>());
       done_.push_back(std::make_unique<event>());
     }
+    std::vector<hipStream_t> handles;
+    for (const auto& s : streams_) handles.push_back(s->get());
+    view_.emplace(std::move(handles), ordinals_);
     enable_peer_access();
   }
   case_devices(const case_devices&) = delete;
@@ -83,15 +91,12 @@ class case_devices {
   [[nodiscard]] int ordinal(int d) const { return ordinals_[static_cast<std::size_t>(d)]; }
   [[nodiscard]] const std::vector<int>& ordinals() const { return ordinals_; }
   [[nodiscard]] hipStream_t stream(int d = 0) const { return streams_[static_cast<std::size_t>(d)]->get(); }
-  [[nodiscard]] bool shared() const { return as_streams().shared(); }
+  [[nodiscard]] bool shared() const { return view_->shared(); }
   [[nodiscard]] bool peer_access() const { return peer_access_; }
   // The first pair of distinct GPUs without peer access, in words; empty when every pair has it.
   [[nodiscard]] const std::string& missing_peer_access() const { return missing_; }
-  [[nodiscard]] device_streams as_streams() const {
-    std::vector<hipStream_t> handles;
-    for (const auto& s : streams_) handles.push_back(s->get());
-    return {handles, ordinals_};
-  }
+  // What a launch receives: made once, since every launch (timed ones included) is handed it.
+  [[nodiscard]] const device_streams& as_streams() const { return *view_; }
   // Logical device d current for the guard's lifetime.
   [[nodiscard]] current_device on(int d) const { return current_device(ordinal(d)); }
 
@@ -147,6 +152,7 @@ class case_devices {
   std::vector<int> ordinals_;
   std::vector<std::unique_ptr<kbench::stream>> streams_;
   std::vector<std::unique_ptr<event>> forked_, done_;
+  std::optional<device_streams> view_;
   bool peer_access_ = false;
   std::string missing_;
 };
