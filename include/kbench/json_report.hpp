@@ -48,7 +48,7 @@
 //                    stage_seconds {first check, warm-up, set-up, sampling, audit, latency, unseen work, second
 //                                   check: host seconds, in that order}} | null } ]
 //            census {platform, profiler_launches (of each side, each in a profiler range: "kbench census reference"
-//                    / "kbench census optimized"), reference: side | null (a host reference), optimized: side,
+//                    / "kbench census optimized"; 5 in a census run, 1 in a perf run), reference: side | null (a host reference), optimized: side,
 //                    findings [{kind, text}]}
 //                   | null (correctness runs; perf and census runs of a correct kernel have one), where side is
 //                   {captured, reason (why not), kernels [ {name (demangled), symbol (as the runtime names it),

@@ -218,25 +218,26 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
   return out;
 }
 
-// Launches of each side, each inside a profiler range of its own, after the census: a profiler that
-// measures one launch at a time lists the census's kernels this many times over, for a median of its own.
+// Launches of each side in `<program> census`, each inside a profiler range of its own, after the census:
+// a profiler that measures one launch at a time lists the census's kernels this many times over, for a
+// median of its own.
 inline constexpr int census_profiler_launches = 5;
 
 // The census of both sides (the reference's only when it runs on the device), each side then launched
-// census_profiler_launches times, each launch inside a profiler range ("kbench census reference",
-// "kbench census optimized"), so that a profiler can list and time the same kernels.
+// `profiled` times, each launch inside a profiler range ("kbench census reference", "kbench census
+// optimized"), so that a profiler can list and time the same kernels.
 [[nodiscard]] inline case_census take_case_census(case_memory& memory, const gpu_info& g, std::size_t flush_bytes,
-                                                  double floor) {
+                                                  double floor, int profiled) {
   const cache_flush caches(flush_bytes, std::max(g.multiprocessors, 1));
   const spinner settle(memory.stream());
   const cold_start before{caches, settle};
   case_census c;
   c.platform = g.platform;
-  c.profiler_launches = census_profiler_launches;
+  c.profiler_launches = profiled;
   for (const side target : {side::reference, side::optimized}) {
     if (target == side::reference && !memory.has_device_reference()) continue;
     census_side taken = take_census(memory, target, before, floor);
-    for (int i = 0; i < census_profiler_launches; ++i) {
+    for (int i = 0; i < profiled; ++i) {
       memory.prepare_outputs(target);
       const profiler_range range(target == side::optimized ? "kbench census optimized" : "kbench census reference");
       memory.launch(target);
