@@ -311,16 +311,22 @@ inline json to_json(const case_census& c) {
 // Writes the run to `path`; a file that cannot be written is an error, not a silent loss. A path ending
 // in '/' names a folder: the file is <folder>/<program>.<mode>.json, so one setting serves every test
 // program of a ctest run.
-inline void write_json(const run_record& run, std::string path, const std::string& program = "kbench") {
+// The JSON text of a run (to_json) to `path`; a path ending in '/' is a folder, the file named after the
+// program and mode.
+inline void write_json_text(const std::string& text, run_mode mode, std::string path, const std::string& program) {
   if (!path.empty() && path.back() == '/') {
     const std::size_t slash = program.find_last_of('/');
-    path += (slash == std::string::npos ? program : program.substr(slash + 1)) + "." + std::string(to_string(run.mode)) +
+    path += (slash == std::string::npos ? program : program.substr(slash + 1)) + "." + std::string(to_string(mode)) +
             ".json";
   }
   std::ofstream file(path);
   if (!file) throw error("cannot write the JSON report to '" + path + "'");
-  file << to_json(run) << '\n';
+  file << text << '\n';
   if (!file) throw error("writing the JSON report to '" + path + "' failed");
+}
+
+inline void write_json(const run_record& run, std::string path, const std::string& program = "kbench") {
+  write_json_text(to_json(run), run.mode, std::move(path), program);
 }
 
 }  // namespace kbench

@@ -30,11 +30,16 @@
 namespace kbench {
 namespace detail {
 
-// The tables (--markdown, --csv) and the comparison with a baseline (--baseline) of a finished run; true
-// when the baseline comparison finds a regression.
-inline bool write_tables_and_compare(const run_record& run, const run_options& options) {
-  if (options.markdown_path.empty() && options.csv_path.empty() && options.baseline_path.empty()) return false;
-  const nlohmann::ordered_json document = nlohmann::ordered_json::parse(to_json(run));
+// Whether the run asks for tables (--markdown, --csv) or a comparison with a baseline (--baseline).
+inline bool wants_tables(const run_options& options) {
+  return !options.markdown_path.empty() || !options.csv_path.empty() || !options.baseline_path.empty();
+}
+
+// The tables and the comparison with a baseline of a finished run, from its JSON `text`; true when the
+// baseline comparison finds a regression.
+inline bool write_tables_and_compare(const run_record& run, const std::string& text, const run_options& options) {
+  if (!wants_tables(options)) return false;
+  const nlohmann::ordered_json document = nlohmann::ordered_json::parse(text);
   if (!options.markdown_path.empty()) write_text_file(options.markdown_path, to_markdown(document));
   if (!options.csv_path.empty()) write_text_file(options.csv_path, to_csv(document));
   if (options.baseline_path.empty() || run.mode != run_mode::perf) return false;
@@ -47,9 +52,10 @@ inline bool write_tables_and_compare(const run_record& run, const run_options& o
 
 int finish(const char* program, const run_options& options, int framework_status) {
   const run_record& run = journal();
-  if (!options.json_path.empty()) write_json(run, options.json_path, program);
+  const std::string text = options.json_path.empty() && !wants_tables(options) ? std::string() : to_json(run);  // once
+  if (!options.json_path.empty()) write_json_text(text, run.mode, options.json_path, program);
   progress().end();
-  if (write_tables_and_compare(run, options)) {
+  if (write_tables_and_compare(run, text, options)) {
     fmt::print("kbench: a regression against the baseline (above): a case slower beyond {:.3g}%, or failing now\n",
                100 * options.baseline_threshold);
     return 1;
