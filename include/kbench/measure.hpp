@@ -138,6 +138,14 @@ class launch_graph {
   std::size_t nodes_ = 0;
 };
 
+// Host seconds one step takes: for the report of where a run's wall time goes.
+template <class Step>
+double host_seconds(Step&& step) {
+  const auto start = std::chrono::steady_clock::now();
+  step();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 // Host time from a launch on an idle device until the whole device is idle again (median of 20);
 // `prepare` runs before each, untimed.
 template <class Prepare, class Launch>

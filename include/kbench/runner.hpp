@@ -12,7 +12,6 @@
 // own programs reach it through procedure.hpp, compiled once per project.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -77,26 +76,22 @@ class case_instance {
 [[nodiscard]] inline perf_outcome run_perf_procedure(case_instance& instance, const run_options& options,
                                                      const gpu_info& g, const std::vector<std::uint64_t>& seeds) {
   const device_ceilings& ceilings = measured_ceilings();
-  using clock = std::chrono::steady_clock;
-  auto seconds_since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
   perf_outcome outcome;
-  auto start = clock::now();
-  outcome.before = instance.check(seeds.front(), true);
+  const double first_check = host_seconds([&] { outcome.before = instance.check(seeds.front(), true); });
   if (!outcome.before.passed()) return outcome;  // a wrong kernel is never timed
-  const double first_check = seconds_since(start);
   outcome.timing = instance.measure(options, g, ceilings);
-  // What each side launches, and whether the optimized side is what the case expects.
-  start = clock::now();
-  outcome.census = instance.census(options, g);
-  for (const finding& f : outcome.census->findings) outcome.timing->findings.push_back(f);
-  const double census_seconds = seconds_since(start);
-  // A kernel right only while warmed up, or only until its inputs change, fails now.
-  start = clock::now();
-  outcome.after = instance.check(seeds.size() > 1 ? seeds[1] : seeds.front() ^ 0x9E3779B97F4A7C15ull, false);
   auto& stages = outcome.timing->stage_seconds;
   stages.insert(stages.begin(), {"first check", first_check});
-  stages.push_back({"census", census_seconds});
-  stages.push_back({"second check", seconds_since(start)});
+  // What each side launches, and whether the optimized side is what the case expects.
+  stages.push_back({"census", host_seconds([&] {
+                      outcome.census = instance.census(options, g);
+                      for (const finding& f : outcome.census->findings) outcome.timing->findings.push_back(f);
+                    })});
+  // A kernel right only while warmed up, or only until its inputs change, fails now.
+  stages.push_back({"second check", host_seconds([&] {
+                      outcome.after = instance.check(seeds.size() > 1 ? seeds[1] : seeds.front() ^ 0x9E3779B97F4A7C15ull,
+                                                     false);
+                    })});
   return outcome;
 }
 
