@@ -468,6 +468,12 @@ TEST_CASE("the census lists each side's kernels; a declared fusion that is not o
   INFO(findings_of(two));
   CHECK_FALSE(two.passed());
   CHECK(findings_of(two).find("[census_mismatch] the optimized side launches 2 kernels") != std::string::npos);
+  REQUIRE(two.census);
+  const kbench::census_side& pair = two.census->optimized;
+  REQUIRE(pair.kernels.size() == 2);
+  CHECK(pair.kernels[0].in_side_seconds == pair.kernels[0].median_seconds);  // the first one's place is alone
+  CHECK(pair.kernels[1].in_side_seconds > 0.0);                               // behind the first, replayed
+  CHECK(pair.parts_seconds() == pair.kernels[0].in_side_seconds + pair.kernels[1].in_side_seconds);
   const kbench::perf_outcome synchronizing = time(census_case<1, true>, small, "cold");
   INFO(findings_of(synchronizing));
   CHECK_FALSE(synchronizing.passed());

@@ -48,15 +48,17 @@
 //                    stage_seconds {first check, warm-up, set-up, sampling, audit, latency, unseen work, second
 //                                   check: host seconds, in that order}} | null } ]
 //            census {platform, profiler_launches (of each side, each in a profiler range: "kbench census reference"
-//                    / "kbench census optimized"; 5 in a census run, 1 in a perf run), reference: side | null (a host reference), optimized: side,
+//                    / "kbench census optimized"; 9 in a census run, 1 in a perf run), reference: side | null (a host reference), optimized: side,
 //                    findings [{kind, text}]}
 //                   | null (correctness runs; perf and census runs of a correct kernel have one), where side is
 //                   {captured, reason (why not), kernels [ {name (demangled), symbol (as the runtime names it),
 //                    grid [x, y, z], block [x, y, z], dynamic_shared_bytes, registers (per thread; VGPRs on AMD),
 //                    static_shared_bytes, local_bytes (spills, stack), max_threads_per_block, blocks_per_unit,
 //                    waves_per_unit (warps per SM on NVIDIA), waves_per_simd (AMD), occupancy (fraction),
-//                    median_seconds (alone, cold, less the event-pair floor)} ], copies, memsets, other, copies_seconds, parts_seconds
-//                   (the kernels' and copies' medians added), whole_seconds (the whole launch, timed the same way)}
+//                    median_seconds (alone, cold, less the event-pair floor), in_side_seconds (in its place: from the
+//                    same cold start, after the side's earlier nodes, replayed untimed)} ], copies, memsets, other,
+//                    copies_seconds, parts_seconds (the kernels in their places and the copies, added), whole_seconds
+//                    (the whole launch, timed the same way)}
 //                   (figures the runtime would not give are null)
 //   finding kinds: stray_write, input_modified, reference_incomplete, broken_test, nondeterministic (fails only when
 //                  the case declares deterministic(), a note otherwise), accuracy_loss, timed_launch_wrong,
@@ -236,7 +238,8 @@ inline json to_json(const census_side& side) {
                        {"waves_per_unit", k.waves_per_unit < 0 ? json(nullptr) : json(k.waves_per_unit)},
                        {"waves_per_simd", optional_figure(k.waves_per_simd)},
                        {"occupancy", optional_figure(k.occupancy)},
-                       {"median_seconds", optional_figure(k.median_seconds)}});
+                       {"median_seconds", optional_figure(k.median_seconds)},
+                       {"in_side_seconds", optional_figure(k.in_side_seconds)}});
   }
   return {{"captured", side.captured},      {"reason", side.reason},
           {"kernels", kernels},             {"copies", side.copies},

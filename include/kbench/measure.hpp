@@ -6,7 +6,9 @@
 // - cache_flush: reads a buffer larger than the last-level cache before a cold launch (triton zeroes 256
 //   MiB; AMD's Infinity Cache is larger than the L2 it reports, so the default is generous). Reading, not
 //   writing: a memset would leave the cache full of dirty lines that the timed kernel then pays to write
-//   back.
+//   back. It ends with four empty launches: right behind the flush's wide grid, the second of two dependent
+//   kernels started ~0.9 us late in most samples on the H200 (two empty kernels: 4.1 us against 3.0 us), and
+//   never behind four empty launches, which cost ~6 us of device time.
 // - spinner: a kernel that keeps the GPU busy for ~20 us while the host enqueues the event pair and the
 //   launch, so the timed region starts with the launch already queued (nvbench's blocking-kernel idea).
 //   The flush plays this role in cold mode.
@@ -52,7 +54,8 @@ __global__ void flush_kernel(const uint4* data, std::size_t count, unsigned int*
 
 }  // namespace detail
 
-// Reads `bytes` of device memory to evict the caches; enqueued on a stream.
+// Reads `bytes` of device memory to evict the caches, then four empty launches (see above); enqueued on a
+// stream.
 class cache_flush {
  public:
   cache_flush(std::size_t bytes, int multiprocessors) : memory_(bytes / 16 * 16 + 16), blocks_(4 * multiprocessors) {
@@ -64,6 +67,10 @@ class cache_flush {
     hipLaunchKernelGGL(detail::flush_kernel<>, dim3(static_cast<unsigned int>(blocks_)), dim3(256), 0, s, words, count,
                        reinterpret_cast<unsigned int*>(const_cast<uint4*>(words) + count));
     KBENCH_HIP_CHECK_LAUNCH();
+    for (int i = 0; i < 4; ++i) {
+      hipLaunchKernelGGL(detail::empty_kernel<>, dim3(1), dim3(1), 0, s);
+      KBENCH_HIP_CHECK_LAUNCH();
+    }
   }
   [[nodiscard]] std::size_t bytes() const { return memory_.bytes(); }
 

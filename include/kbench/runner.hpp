@@ -51,11 +51,11 @@ class case_instance {
   // The census of one launch of each side, on the inputs of the last check, judged against what the case
   // expects of it.
   [[nodiscard]] case_census census(const run_options& o, const gpu_info& g) {
-    // Five profiled launches per side where a profiler is pointed at them (`<program> census`), one in a
-    // perf run, whose wall time they would only add to.
-    const int profiled = o.mode == run_mode::census ? census_profiler_launches : 1;
+    // `<program> census` measures for a profiler to be set against it: 40 cold samples per figure, nine
+    // profiled launches per side. A perf run, whose wall time the census only adds to, takes 12 and one.
+    const census_plan plan = o.mode == run_mode::census ? census_plan{40, 9} : census_plan{12, 1};
     case_census c =
-        take_case_census(memory_, g, flush_bytes(o, g.l2_bytes), measured_ceilings().floor.events_only, profiled);
+        take_case_census(memory_, g, flush_bytes(o, g.l2_bytes), measured_ceilings().floor.events_only, plan);
     c.findings = judge_census(c, case_.census_expected());
     return c;
   }

@@ -35,6 +35,9 @@ kbench::case_census census_of(int kernels) {
   kbench::census_side reference;
   reference.captured = true;
   reference.kernels = {kernel("add", 16, 1.0, 4e-6), kernel("norm", 32, 0.75, 5e-6), kernel("weight", 16, 1.0, 4e-6)};
+  reference.kernels[0].in_side_seconds = 4e-6;    // first: its place is alone
+  reference.kernels[1].in_side_seconds = 4.5e-6;  // behind "add", whose output it reads from the cache
+  // reference.kernels[2]: not timed in place (an earlier node could not be replayed): its share is alone
   reference.whole_seconds = 13.5e-6;
   c.reference = reference;
   return c;
@@ -69,14 +72,18 @@ TEST_CASE("a declared fusion, a register bound and an occupancy floor are checke
   CHECK_THAT(refused[0].text, contains("could not be captured to list them: hipErrorStreamCaptureUnsupported"));
 }
 
-TEST_CASE("the census table: both sides, per-kernel time, share and resources, and how the parts add up", "[census]") {
+TEST_CASE("the census table: both sides, per-kernel time alone and in place, share, resources, and how the parts "
+          "add up", "[census]") {
   const std::string text = kbench::format_census("add_rmsnorm/rows=37/cols=1531", census_of(1));
   CHECK_THAT(text, contains("census add_rmsnorm/rows=37/cols=1531\n"));
   CHECK_THAT(text, contains("  reference: 3 kernels, 0 copies, 0 memsets\n"));
   CHECK_THAT(text, contains("  optimized: 1 kernel, 0 copies, 0 memsets\n"));
   CHECK_THAT(text, contains("warps/SM"));
-  CHECK_THAT(text, contains("          5.00    38%                37x1x1      256x1x1    32    1024      0        64     75%  norm\n"));
-  CHECK_THAT(text, contains("    parts add up to 13.00 us; the whole launch, timed the same way, 13.50 us (-3.7%)\n"));
+  CHECK_THAT(text, contains("   us alone   in side  share"));
+  CHECK_THAT(text, contains("         5.00      4.50    36%                37x1x1      256x1x1    32    1024      0        64     75%  norm\n"));
+  CHECK_THAT(text, contains("         4.00         -    32%                37x1x1      256x1x1    16    1024      0        64    100%  weight\n"));
+  CHECK_THAT(text, contains("    in their places the parts add up to 12.50 us; the whole launch, timed the same way, 13.50 us "
+                            "(-7.4%)\n"));
   CHECK_THAT(text, contains("  kernels: 3 in the reference, 1 in the optimized side\n"));
   kbench::case_census amd = census_of(1);
   amd.platform = "amd";

@@ -1,15 +1,16 @@
 // kbench/detail/census_run.hpp: the census of one side of a case (census.hpp): one launch captured into a
 // graph on the case's own buffers, then, node by node, what it holds; each kernel's attributes and
-// occupancy from the runtime, and its cold time alone, in a graph of its own.
+// occupancy from the runtime, and its cold time alone and in its place in the side.
 //
 //   capture       one launch of the side, on input set 0, captured from its stream (a side that
 //                 synchronises, allocates or works on another stream cannot be, and is reported so)
-//   list          every node: kernels (name, grid, block, dynamic shared memory), copies, memsets
+//   list          every node, in launch order: kernels (name, grid, block, dynamic shared memory), copies,
+//                 memsets
 //   resources     registers, static shared memory, local memory, the largest block, occupancy
-//   time          each kernel alone (launched as the side launched it), the copies together (a graph of
-//                 them), and the whole side (its own launch): cold (the case's flush, then a settling
-//                 spin, before each), 40 samples each, the median less the event pair's own cost, as the
-//                 timing's latency
+//   time          cold (the case's flush, then a settling spin, before each sample), the median less the
+//                 event pair's own cost, as the timing's latency: each kernel alone (launched as the side
+//                 launched it), each kernel in its place (the side's earlier nodes replayed first, untimed),
+//                 the copies together (a graph of them), and the whole side (its own launch)
 #pragma once
 
 #include <cxxabi.h>
@@ -39,35 +40,49 @@ inline std::string demangled(const std::string& symbol) {
   return status == 0 && name ? std::string(name.get()) : symbol;
 }
 
-// What runs before each timed launch of the census: the case's flush, then a short spin, so that the
-// writes the flush evicted drain before the launch, as they do behind a profiler's own flush. On the
-// H200, scripts/census-check.py missed 5 of its 91 kernels' targets in each of two runs with the spin
-// and 7 in one without.
+// What runs before each timed launch of the census: the case's flush, then a settling spin, so that the
+// launch starts on a device as quiet as behind a profiler's own flush. On the H200 a one-block argmax of
+// 34 us read 0.6 us slower 20 us after the flush than 300 us after it (or 1 ms after, the device idle),
+// where ncu, which pauses between its flush and the launch, agreed with the latter.
 struct cold_start {
+  static constexpr double settle_seconds = 300e-6;
   const cache_flush& flush;
   const spinner& settle;
   void enqueue(hipStream_t stream) const {
     flush.enqueue(stream);
-    settle.enqueue(stream, 20e-6);
+    settle.enqueue(stream, settle_seconds);
   }
 };
 
-// The median of 40 cold runs of `launch` (a first one, which loads the code, not counted), each behind a
-// cold start and between an event pair, less the pair's own cost (`floor`): a profiler's duration, as the
-// timing's latency is.
-template <class Launch>
-double cold_launch_median(const cold_start& before, hipStream_t stream, double floor, Launch&& launch) {
+// How much the census measures: cold samples per figure, and launches of each side in a profiler range.
+struct census_plan {
+  int samples = 40;
+  int profiled = 9;
+};
+
+// The median of `samples` cold runs of `launch` (a first one, which loads the code, not counted), each
+// behind a cold start, then `prefix` (untimed), then between an event pair; less the pair's own cost
+// (`floor`): a profiler's duration, as the timing's latency is.
+template <class Launch, class Prefix>
+double cold_launch_median(const cold_start& before, hipStream_t stream, double floor, int samples, Launch&& launch,
+                          Prefix&& prefix) {
   event start, stop;
-  std::vector<double> samples;
-  for (int i = 0; i < 41; ++i) {
+  std::vector<double> seconds;
+  for (int i = 0; i <= samples; ++i) {
     before.enqueue(stream);
+    prefix();
     start.record(stream);
     launch();
     stop.record(stream);
     stop.synchronize();
-    if (i > 0) samples.push_back(stop.seconds_since(start));
+    if (i > 0) seconds.push_back(stop.seconds_since(start));
   }
-  return std::max(summarize(samples).median - floor, 0.0);
+  return std::max(summarize(seconds).median - floor, 0.0);
+}
+
+template <class Launch>
+double cold_launch_median(const cold_start& before, hipStream_t stream, double floor, int samples, Launch&& launch) {
+  return cold_launch_median(before, stream, floor, samples, std::forward<Launch>(launch), [] {});
 }
 
 // A graph and its executable form, destroyed on every path.
@@ -90,15 +105,94 @@ class owned_graph {
     all.resize(count);
     return all;
   }
-  // The median of cold launches of the graph (cold_launch_median).
-  [[nodiscard]] double cold_median(const cold_start& before, hipStream_t stream, double floor) {
+  // The nodes in an order the graph may run them in: each after those it depends on, and otherwise as
+  // they were added (for a launch captured from one stream, the order of the launch).
+  [[nodiscard]] std::vector<hipGraphNode_t> in_launch_order() const {
+    const std::vector<hipGraphNode_t> all = nodes();
+    std::vector<std::vector<hipGraphNode_t>> needs(all.size());
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      std::size_t count = 0;
+      KBENCH_HIP_CHECK(hipGraphNodeGetDependencies(all[i], nullptr, &count));
+      needs[i].resize(count);
+      if (count) KBENCH_HIP_CHECK(hipGraphNodeGetDependencies(all[i], needs[i].data(), &count));
+      needs[i].resize(count);
+    }
+    std::vector<hipGraphNode_t> order;
+    std::vector<bool> placed(all.size(), false);
+    while (order.size() < all.size()) {
+      std::size_t next = 0;
+      while (next < all.size() &&
+             (placed[next] || !std::all_of(needs[next].begin(), needs[next].end(), [&](hipGraphNode_t n) {
+               return std::find(order.begin(), order.end(), n) != order.end();
+             }))) {
+        ++next;
+      }
+      if (next == all.size()) break;  // a cycle cannot be captured; stop rather than loop
+      placed[next] = true;
+      order.push_back(all[next]);
+    }
+    return order;
+  }
+  void launch(hipStream_t stream) {
     if (!exec_) KBENCH_HIP_CHECK(hipGraphInstantiate(&exec_, graph_, nullptr, nullptr, 0));
-    return cold_launch_median(before, stream, floor, [&] { KBENCH_HIP_CHECK(hipGraphLaunch(exec_, stream)); });
+    KBENCH_HIP_CHECK(hipGraphLaunch(exec_, stream));
   }
 
  private:
   hipGraph_t graph_ = nullptr;
   hipGraphExec_t exec_ = nullptr;
+};
+
+// One node of a captured launch, to be put on a stream again: a kernel as the side launched it (or, its
+// arguments packed otherwise, alone in a graph), a copy or a memset alone in a graph. Nodes of other
+// kinds (host functions, events, child graphs) are not replayed.
+class node_replay {
+ public:
+  static node_replay kernel(const hipKernelNodeParams& params) {
+    node_replay r;
+    if (params.kernelParams != nullptr) {
+      r.kernel_ = params;
+      r.direct_ = true;
+    } else {
+      hipGraphNode_t added = nullptr;
+      r.alone_ = std::make_unique<owned_graph>();
+      if (hipGraphAddKernelNode(&added, r.alone_->get(), nullptr, 0, &params) != hipSuccess) r.alone_.reset();
+    }
+    (void)hipGetLastError();
+    return r;
+  }
+  static node_replay copy(const hipMemcpy3DParms& params) {
+    node_replay r;
+    hipGraphNode_t added = nullptr;
+    r.alone_ = std::make_unique<owned_graph>();
+    if (hipGraphAddMemcpyNode(&added, r.alone_->get(), nullptr, 0, &params) != hipSuccess) r.alone_.reset();
+    (void)hipGetLastError();
+    return r;
+  }
+  static node_replay memset(const hipMemsetParams& params) {
+    node_replay r;
+    hipGraphNode_t added = nullptr;
+    r.alone_ = std::make_unique<owned_graph>();
+    if (hipGraphAddMemsetNode(&added, r.alone_->get(), nullptr, 0, &params) != hipSuccess) r.alone_.reset();
+    (void)hipGetLastError();
+    return r;
+  }
+  static node_replay none() { return {}; }
+
+  [[nodiscard]] bool replayable() const { return direct_ || alone_ != nullptr; }
+  void enqueue(hipStream_t stream) const {
+    if (direct_) {
+      KBENCH_HIP_CHECK(hipLaunchKernel(kernel_.func, kernel_.gridDim, kernel_.blockDim, kernel_.kernelParams,
+                                       kernel_.sharedMemBytes, stream));
+    } else {
+      alone_->launch(stream);
+    }
+  }
+
+ private:
+  hipKernelNodeParams kernel_{};
+  bool direct_ = false;
+  std::unique_ptr<owned_graph> alone_;
 };
 
 // The runtime's attributes and occupancy of the kernel of `params`.
@@ -134,7 +228,8 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
 }
 
 // The census of one launch of `target`, on input set 0 of `memory`; times less `floor`.
-[[nodiscard]] inline census_side take_census(case_memory& memory, side target, const cold_start& before, double floor) {
+[[nodiscard]] inline census_side take_census(case_memory& memory, side target, const cold_start& before, double floor,
+                                             int samples) {
   census_side out;
   if (memory.devices().count() > 1) {
     out.reason = fmt::format("the case spans {} devices: a graph of one launch would hold nodes of several, and the "
@@ -169,75 +264,83 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
   KBENCH_HIP_CHECK(hipGetDevice(&device));
   hipDeviceProp_t prop{};
   KBENCH_HIP_CHECK(hipGetDeviceProperties(&prop, device));
+
+  // List: every node in launch order, each made replayable; the copies and memsets also into one graph.
   owned_graph copies;
   bool copies_rebuilt = true;
-  for (hipGraphNode_t node : graph.nodes()) {
+  std::vector<node_replay> replays;
+  std::vector<std::size_t> kernel_at;  // the position in `replays` of each listed kernel
+  for (hipGraphNode_t node : graph.in_launch_order()) {
     hipGraphNodeType type{};
     KBENCH_HIP_CHECK(hipGraphNodeGetType(node, &type));
     if (type == hipGraphNodeTypeKernel) {
       hipKernelNodeParams params{};
       KBENCH_HIP_CHECK(hipGraphKernelNodeGetParams(node, &params));
-      census_kernel& k = out.kernels.emplace_back();
-      describe_kernel(k, params, prop, stream);
-      if (params.kernelParams != nullptr) {  // alone, launched as the side launched it
-        k.median_seconds = cold_launch_median(before, stream, floor, [&] {
-          KBENCH_HIP_CHECK(hipLaunchKernel(params.func, params.gridDim, params.blockDim, params.kernelParams,
-                                           params.sharedMemBytes, stream));
-        });
-      } else {  // arguments packed otherwise (`extra`): alone in a graph
-        owned_graph alone;
-        hipGraphNode_t copy = nullptr;
-        if (hipGraphAddKernelNode(&copy, alone.get(), nullptr, 0, &params) == hipSuccess) {
-          k.median_seconds = alone.cold_median(before, stream, floor);
-        }
-      }
-      (void)hipGetLastError();
+      describe_kernel(out.kernels.emplace_back(), params, prop, stream);
+      kernel_at.push_back(replays.size());
+      replays.push_back(node_replay::kernel(params));
     } else if (type == hipGraphNodeTypeMemcpy) {
       ++out.copies;
       hipMemcpy3DParms params{};
       hipGraphNode_t copy = nullptr;
-      copies_rebuilt = copies_rebuilt && hipGraphMemcpyNodeGetParams(node, &params) == hipSuccess &&
-                       hipGraphAddMemcpyNode(&copy, copies.get(), nullptr, 0, &params) == hipSuccess;
+      const bool read = hipGraphMemcpyNodeGetParams(node, &params) == hipSuccess;
+      copies_rebuilt = copies_rebuilt && read && hipGraphAddMemcpyNode(&copy, copies.get(), nullptr, 0, &params) == hipSuccess;
+      replays.push_back(read ? node_replay::copy(params) : node_replay::none());
     } else if (type == hipGraphNodeTypeMemset) {
       ++out.memsets;
       hipMemsetParams params{};
       hipGraphNode_t copy = nullptr;
-      copies_rebuilt = copies_rebuilt && hipGraphMemsetNodeGetParams(node, &params) == hipSuccess &&
-                       hipGraphAddMemsetNode(&copy, copies.get(), nullptr, 0, &params) == hipSuccess;
+      const bool read = hipGraphMemsetNodeGetParams(node, &params) == hipSuccess;
+      copies_rebuilt = copies_rebuilt && read && hipGraphAddMemsetNode(&copy, copies.get(), nullptr, 0, &params) == hipSuccess;
+      replays.push_back(read ? node_replay::memset(params) : node_replay::none());
     } else if (type != hipGraphNodeTypeEmpty) {
       ++out.other;
+      replays.push_back(node_replay::none());
     }
     (void)hipGetLastError();
   }
-  if (out.copies + out.memsets > 0 && copies_rebuilt) out.copies_seconds = copies.cold_median(before, stream, floor);
-  // The whole side as it launches itself, timed as its parts were.
-  if (!graph.nodes().empty()) {
-    out.whole_seconds = cold_launch_median(before, stream, floor, [&] { memory.launch(target); });
+
+  // Time: each kernel alone, then in its place (after the nodes before it, replayed untimed; the first
+  // node's place is alone), the copies together, the whole side as it launches itself.
+  for (std::size_t i = 0; i < out.kernels.size(); ++i) {
+    const node_replay& mine = replays[kernel_at[i]];
+    if (!mine.replayable()) continue;
+    census_kernel& k = out.kernels[i];
+    k.median_seconds = cold_launch_median(before, stream, floor, samples, [&] { mine.enqueue(stream); });
+    const auto earlier = replays.begin() + static_cast<std::ptrdiff_t>(kernel_at[i]);
+    if (earlier == replays.begin()) {
+      k.in_side_seconds = k.median_seconds;
+    } else if (std::all_of(replays.begin(), earlier, [](const node_replay& r) { return r.replayable(); })) {
+      k.in_side_seconds = cold_launch_median(before, stream, floor, samples, [&] { mine.enqueue(stream); }, [&] {
+        for (auto r = replays.begin(); r != earlier; ++r) r->enqueue(stream);
+      });
+    }
+  }
+  if (out.copies + out.memsets > 0 && copies_rebuilt) {
+    out.copies_seconds = cold_launch_median(before, stream, floor, samples, [&] { copies.launch(stream); });
+  }
+  if (!replays.empty()) {
+    out.whole_seconds = cold_launch_median(before, stream, floor, samples, [&] { memory.launch(target); });
   }
   KBENCH_HIP_CHECK(hipDeviceSynchronize());
   return out;
 }
 
-// Launches of each side in `<program> census`, each inside a profiler range of its own, after the census:
-// a profiler that measures one launch at a time lists the census's kernels this many times over, for a
-// median of its own.
-inline constexpr int census_profiler_launches = 5;
-
 // The census of both sides (the reference's only when it runs on the device), each side then launched
-// `profiled` times, each launch inside a profiler range ("kbench census reference", "kbench census
-// optimized"), so that a profiler can list and time the same kernels.
+// `plan.profiled` times, each launch inside a profiler range ("kbench census reference", "kbench census
+// optimized"), so that a profiler can list and time the same kernels, and give a median of its own.
 [[nodiscard]] inline case_census take_case_census(case_memory& memory, const gpu_info& g, std::size_t flush_bytes,
-                                                  double floor, int profiled) {
+                                                  double floor, census_plan plan) {
   const cache_flush caches(flush_bytes, std::max(g.multiprocessors, 1));
   const spinner settle(memory.stream());
   const cold_start before{caches, settle};
   case_census c;
   c.platform = g.platform;
-  c.profiler_launches = profiled;
+  c.profiler_launches = plan.profiled;
   for (const side target : {side::reference, side::optimized}) {
     if (target == side::reference && !memory.has_device_reference()) continue;
-    census_side taken = take_census(memory, target, before, floor);
-    for (int i = 0; i < profiled; ++i) {
+    census_side taken = take_census(memory, target, before, floor, plan.samples);
+    for (int i = 0; i < plan.profiled; ++i) {
       memory.prepare_outputs(target);
       const profiler_range range(target == side::optimized ? "kbench census optimized" : "kbench census reference");
       memory.launch(target);

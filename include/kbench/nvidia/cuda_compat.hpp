@@ -1,6 +1,7 @@
 // kbench/nvidia/cuda_compat.hpp: lets HIP's NVIDIA-platform headers of older HIP releases (Debian 12 ships
 // HIP 5.2.3) compile against CUDA 12 and 13, which removed or changed runtime APIs those inline wrappers
-// call. kbench uses none of the affected wrappers; they only need to parse.
+// call. Most of the affected wrappers only need to parse; the census calls one (a graph node's
+// dependencies), which forwards to CUDA 13's form below.
 //
 // Force-included ahead of every translation unit on the NVIDIA platform by the kbench CMake target
 // (nvcc -include); never seen by AMD builds. Each shim is guarded by the CUDA version that needs it, so
