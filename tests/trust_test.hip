@@ -312,14 +312,16 @@ void oracle_case(kbench::kernel_case& c) {
 }
 
 // ---- census ------------------------------------------------------------------------------------------
-// A side declared a fusion (one kernel): launching `Kernels` of them, and synchronising its stream or not.
-template <int Kernels, bool Synchronizes>
+// A side declared a fusion (one kernel): launching `Kernels` of them, after zeroing its output or not, and
+// synchronising its stream or not.
+template <int Kernels, bool Synchronizes, bool Zeroes = false>
 void census_case(kbench::kernel_case& c) {
   const auto n = c.dim("n");
   auto x = c.input<float>("x", {n});
   auto y = c.output<float>("y", {n});
   c.reference([=](hipStream_t s) { scale(x, y, n, 0.0f, s); });
   c.optimized([=](hipStream_t s) {
+    if (Zeroes) KBENCH_HIP_CHECK(hipMemsetAsync(y.get(), 0, y.size() * sizeof(float), s));
     for (int k = 0; k < Kernels; ++k) scale(x, y, n, 0.0f, s);
     if (Synchronizes) KBENCH_HIP_CHECK(hipStreamSynchronize(s));
   });
@@ -474,6 +476,16 @@ TEST_CASE("the census lists each side's kernels; a declared fusion that is not o
   CHECK(pair.kernels[0].in_side_seconds == pair.kernels[0].median_seconds);  // the first one's place is alone
   CHECK(pair.kernels[1].in_side_seconds > 0.0);                               // behind the first, replayed
   CHECK(pair.parts_seconds() == pair.kernels[0].in_side_seconds + pair.kernels[1].in_side_seconds);
+  const kbench::perf_outcome zeroing = time(census_case<1, false, true>, small, "cold");
+  INFO(findings_of(zeroing));
+  CHECK(zeroing.passed());
+  REQUIRE(zeroing.census);
+  const kbench::census_side& after_memset = zeroing.census->optimized;
+  CHECK(after_memset.memsets == 1);
+  REQUIRE(after_memset.kernels.size() == 1);
+  CHECK(after_memset.kernels[0].in_side_seconds > 0.0);  // timed behind the memset, replayed
+  CHECK(after_memset.copies_seconds > 0.0);
+  CHECK(after_memset.parts_seconds() == after_memset.kernels[0].in_side_seconds + after_memset.copies_seconds);
   const kbench::perf_outcome synchronizing = time(census_case<1, true>, small, "cold");
   INFO(findings_of(synchronizing));
   CHECK_FALSE(synchronizing.passed());

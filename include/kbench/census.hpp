@@ -1,7 +1,7 @@
 // kbench/census.hpp: what one launch of a side put on the stream, as plain data: each kernel (its name,
 // grid, block, shared memory, registers, spills, theoretical occupancy, and its cold time alone and in
-// its place in the side), each copy and memset; what the case expects of it, and the words for both. The census itself is taken on the
-// device (detail/census_run.hpp). HIP-free.
+// its place in the side), each copy and memset; what the case expects of it, and the words for both. The
+// census itself is taken on the device (detail/census_run.hpp). HIP-free.
 #pragma once
 
 #include <cmath>
@@ -129,8 +129,8 @@ inline std::string format_census_side(const char* title, const census_side& side
     const std::string share = mine > 0 && parts > 0 ? fmt::format("{:.0f}%", 100 * mine / parts) : "-";
     const std::string residency = amd ? (k.waves_per_simd < 0 ? "-" : fmt::format("{:.1f}", k.waves_per_simd))
                                       : (k.waves_per_unit < 0 ? "-" : fmt::format("{}", k.waves_per_unit));
-    const long long shared = k.static_shared_bytes < 0 ? -1
-                                                       : k.static_shared_bytes + static_cast<long long>(k.dynamic_shared_bytes);
+    const long long shared =
+        k.static_shared_bytes < 0 ? -1 : k.static_shared_bytes + static_cast<long long>(k.dynamic_shared_bytes);
     out += fmt::format(row, format_us(k.median_seconds), format_us(k.in_side_seconds), share,
                        fmt::format("{}x{}x{}", k.grid[0], k.grid[1], k.grid[2]),
                        fmt::format("{}x{}x{}", k.block[0], k.block[1], k.block[2]),

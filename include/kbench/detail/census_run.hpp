@@ -16,9 +16,11 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -54,7 +56,8 @@ struct cold_start {
   }
 };
 
-// How much the census measures: cold samples per figure, and launches of each side in a profiler range.
+// How much the census measures: cold samples per figure, and launches of each side in a profiler range
+// (the defaults: `<program> census`, where a profiler is set against it).
 struct census_plan {
   int samples = 40;
   int profiled = 9;
@@ -148,34 +151,26 @@ class owned_graph {
 // kinds (host functions, events, child graphs) are not replayed.
 class node_replay {
  public:
-  static node_replay kernel(const hipKernelNodeParams& params) {
-    node_replay r;
-    if (params.kernelParams != nullptr) {
-      r.kernel_ = params;
-      r.direct_ = true;
-    } else {
-      hipGraphNode_t added = nullptr;
-      r.alone_ = std::make_unique<owned_graph>();
-      if (hipGraphAddKernelNode(&added, r.alone_->get(), nullptr, 0, &params) != hipSuccess) r.alone_.reset();
+  static node_replay of_kernel(const hipKernelNodeParams& params) {
+    if (params.kernelParams == nullptr) {
+      return alone_in_graph([&](hipGraphNode_t* node, hipGraph_t graph) {
+        return hipGraphAddKernelNode(node, graph, nullptr, 0, &params);
+      });
     }
-    (void)hipGetLastError();
+    node_replay r;
+    r.kernel_ = params;
+    r.direct_ = true;
     return r;
   }
-  static node_replay copy(const hipMemcpy3DParms& params) {
-    node_replay r;
-    hipGraphNode_t added = nullptr;
-    r.alone_ = std::make_unique<owned_graph>();
-    if (hipGraphAddMemcpyNode(&added, r.alone_->get(), nullptr, 0, &params) != hipSuccess) r.alone_.reset();
-    (void)hipGetLastError();
-    return r;
+  static node_replay of_copy(const hipMemcpy3DParms& params) {
+    return alone_in_graph([&](hipGraphNode_t* node, hipGraph_t graph) {
+      return hipGraphAddMemcpyNode(node, graph, nullptr, 0, &params);
+    });
   }
-  static node_replay memset(const hipMemsetParams& params) {
-    node_replay r;
-    hipGraphNode_t added = nullptr;
-    r.alone_ = std::make_unique<owned_graph>();
-    if (hipGraphAddMemsetNode(&added, r.alone_->get(), nullptr, 0, &params) != hipSuccess) r.alone_.reset();
-    (void)hipGetLastError();
-    return r;
+  static node_replay of_memset(const hipMemsetParams& params) {
+    return alone_in_graph([&](hipGraphNode_t* node, hipGraph_t graph) {
+      return hipGraphAddMemsetNode(node, graph, nullptr, 0, &params);
+    });
   }
   static node_replay none() { return {}; }
 
@@ -190,6 +185,17 @@ class node_replay {
   }
 
  private:
+  // A graph of the one node that `add` puts in it (none, where the runtime refuses it).
+  template <class Add>
+  static node_replay alone_in_graph(Add&& add) {
+    node_replay r;
+    r.alone_ = std::make_unique<owned_graph>();
+    hipGraphNode_t added = nullptr;
+    if (add(&added, r.alone_->get()) != hipSuccess) r.alone_.reset();
+    (void)hipGetLastError();
+    return r;
+  }
+
   hipKernelNodeParams kernel_{};
   bool direct_ = false;
   std::unique_ptr<owned_graph> alone_;
@@ -278,21 +284,23 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
       KBENCH_HIP_CHECK(hipGraphKernelNodeGetParams(node, &params));
       describe_kernel(out.kernels.emplace_back(), params, prop, stream);
       kernel_at.push_back(replays.size());
-      replays.push_back(node_replay::kernel(params));
+      replays.push_back(node_replay::of_kernel(params));
     } else if (type == hipGraphNodeTypeMemcpy) {
       ++out.copies;
       hipMemcpy3DParms params{};
       hipGraphNode_t copy = nullptr;
       const bool read = hipGraphMemcpyNodeGetParams(node, &params) == hipSuccess;
-      copies_rebuilt = copies_rebuilt && read && hipGraphAddMemcpyNode(&copy, copies.get(), nullptr, 0, &params) == hipSuccess;
-      replays.push_back(read ? node_replay::copy(params) : node_replay::none());
+      copies_rebuilt =
+          copies_rebuilt && read && hipGraphAddMemcpyNode(&copy, copies.get(), nullptr, 0, &params) == hipSuccess;
+      replays.push_back(read ? node_replay::of_copy(params) : node_replay::none());
     } else if (type == hipGraphNodeTypeMemset) {
       ++out.memsets;
       hipMemsetParams params{};
       hipGraphNode_t copy = nullptr;
       const bool read = hipGraphMemsetNodeGetParams(node, &params) == hipSuccess;
-      copies_rebuilt = copies_rebuilt && read && hipGraphAddMemsetNode(&copy, copies.get(), nullptr, 0, &params) == hipSuccess;
-      replays.push_back(read ? node_replay::memset(params) : node_replay::none());
+      copies_rebuilt =
+          copies_rebuilt && read && hipGraphAddMemsetNode(&copy, copies.get(), nullptr, 0, &params) == hipSuccess;
+      replays.push_back(read ? node_replay::of_memset(params) : node_replay::none());
     } else if (type != hipGraphNodeTypeEmpty) {
       ++out.other;
       replays.push_back(node_replay::none());
