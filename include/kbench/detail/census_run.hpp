@@ -112,22 +112,22 @@ class owned_graph {
   // they were added (for a launch captured from one stream, the order of the launch).
   [[nodiscard]] std::vector<hipGraphNode_t> in_launch_order() const {
     const std::vector<hipGraphNode_t> all = nodes();
-    std::vector<std::vector<hipGraphNode_t>> needs(all.size());
+    std::vector<std::vector<std::size_t>> needs(all.size());  // the positions in `all` each node depends on
     for (std::size_t i = 0; i < all.size(); ++i) {
       std::size_t count = 0;
       KBENCH_HIP_CHECK(hipGraphNodeGetDependencies(all[i], nullptr, &count));
-      needs[i].resize(count);
-      if (count) KBENCH_HIP_CHECK(hipGraphNodeGetDependencies(all[i], needs[i].data(), &count));
-      needs[i].resize(count);
+      std::vector<hipGraphNode_t> dependencies(count);
+      if (count) KBENCH_HIP_CHECK(hipGraphNodeGetDependencies(all[i], dependencies.data(), &count));
+      for (std::size_t j = 0; j < count; ++j) {
+        needs[i].push_back(static_cast<std::size_t>(std::find(all.begin(), all.end(), dependencies[j]) - all.begin()));
+      }
     }
     std::vector<hipGraphNode_t> order;
-    std::vector<bool> placed(all.size(), false);
+    std::vector<bool> placed(all.size() + 1, false);  // one past the end: a dependency not in the graph, never placed
     while (order.size() < all.size()) {
       std::size_t next = 0;
-      while (next < all.size() &&
-             (placed[next] || !std::all_of(needs[next].begin(), needs[next].end(), [&](hipGraphNode_t n) {
-               return std::find(order.begin(), order.end(), n) != order.end();
-             }))) {
+      while (next < all.size() && (placed[next] || !std::all_of(needs[next].begin(), needs[next].end(),
+                                                                [&](std::size_t n) { return placed[n]; }))) {
         ++next;
       }
       if (next == all.size()) break;  // a cycle cannot be captured; stop rather than loop
