@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# Build-time benchmark (not a test): how long a project waits for kbench on this machine.
-#   - kbench's own library for a project (the kbench_main target), a first build, with -j JOBS (2);
-#   - one few-line kernel test file (tests/rmsnorm_test.hip) compiled alone, once kbench_main is built,
-#     for AMD with GPU_TARGETS=gfx906;gfx90a and with gfx90a alone, and for NVIDIA sm_90.
-#   - a file holding only `#include <kbench/compare.hpp>`, syntax only (hipcc -fsyntax-only).
+# Build-time benchmark (not a test): how long a project waits for kbench on this machine, against a
+# yardstick measured on the same machine, so that figures from machines of different speeds compare as
+# ratios. Each figure is a first build (a fresh build folder), with -j JOBS (2):
+#   yardstick    one fixed kernel file (written here, kbench-free) compiled with hipcc for gfx90a, and
+#                with nvcc for sm_90: what this machine's compilers take for a GPU translation unit
+#   the library  everything a kernel test program links: kbench_procedure (the procedure, GPU code) and
+#                kbench_main (main, the adapters, the reports; host code); budget 60 s with -j 2
+#   a test file  tests/rmsnorm_test.hip compiled alone, once the library is built, for AMD gfx906;gfx90a,
+#                gfx90a alone, and NVIDIA sm_90; budget 5 s per GPU architecture
+#   the contract a file holding only `#include <kbench/compare.hpp>`, syntax only (hipcc -fsyntax-only)
 #   scripts/build-times.sh [source tree (default: this one)] [out file]
 set -euo pipefail
 src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
@@ -15,11 +20,22 @@ if [ ! -e /dev/kfd ] && [ -z "${ROCM_TARGET_LST:-}" ]; then
   export ROCM_TARGET_LST="$work/targets.lst"
   printf 'gfx906\ngfx90a\n' > "$ROCM_TARGET_LST"
 fi
+nvcc=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; } || true)
+# No compiler cache: every figure is a first build.
+export CCACHE_DISABLE=1
+
 seconds() { local t0; t0=$(date +%s.%N); "$@" > "$work/last.log" 2>&1 || { cat "$work/last.log"; exit 1; }
             echo "$(date +%s.%N) - $t0" | bc | xargs printf '%.1f'; }
 object_of() { ninja -C "$1" -t targets all | sed -n "s|^\([^:]*$2\.o\): .*|\1|p" | head -1; }
-report() { printf '%-62s %6s s\n' "$1" "$2" | tee -a "$work/report"; }
-echo "kbench build times, $(nproc) cores, -j $jobs, $(git -C "$src" rev-parse --short HEAD 2>/dev/null)" | tee -a "$work/report"
+# report <what> <seconds> [yardstick seconds] [budget seconds]
+report() {
+  local ratio="" budget=""
+  [ -z "${3:-}" ] || ratio=$(printf '%5.1f x yardstick' "$(echo "$2 / $3" | bc -l)")
+  [ -z "${4:-}" ] || budget=$(awk -v s="$2" -v b="$4" 'BEGIN {printf "budget %g s: %s", b, (s <= b ? "met" : "MISSED")}')
+  printf '%-58s %6s s  %-19s %s\n' "$1" "$2" "$ratio" "$budget" | tee -a "$work/report"
+}
+echo "kbench build times, $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)), -j $jobs," \
+  "$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo "not a git checkout")" | tee -a "$work/report"
 
 configure() {  # configure <dir> <cmake args...>
   local dir=$1; shift
@@ -27,22 +43,54 @@ configure() {  # configure <dir> <cmake args...>
     { cat "$dir.configure.log"; exit 1; }
 }
 
+# The yardstick: a vectorized scale kernel and its launcher, no kbench.
+cat > "$work/yardstick.hip" <<'EOF'
+#include <hip/hip_runtime.h>
+template <int Width>
+__global__ void scale(const float* __restrict__ x, float* __restrict__ y, float a, long n) {
+  const long i = (static_cast<long>(blockIdx.x) * blockDim.x + threadIdx.x) * Width;
+#pragma unroll
+  for (int k = 0; k < Width; ++k) {
+    if (i + k < n) y[i + k] = a * x[i + k];
+  }
+}
+void launch(const float* x, float* y, float a, long n, hipStream_t s) {
+  if (n % 4 == 0) {
+    hipLaunchKernelGGL(scale<4>, dim3((n / 4 + 255) / 256), dim3(256), 0, s, x, y, a, n);
+  } else {
+    hipLaunchKernelGGL(scale<1>, dim3((n + 255) / 256), dim3(256), 0, s, x, y, a, n);
+  }
+}
+EOF
+amd_yardstick=$(seconds hipcc -std=c++17 -O3 -x hip --offload-arch=gfx90a -c "$work/yardstick.hip" -o "$work/yardstick.o")
+report "yardstick: hipcc -O3, gfx90a, one kernel file" "$amd_yardstick"
+if [ -n "$nvcc" ]; then
+  include=$(dirname "$(find /usr/include /opt/rocm/include -maxdepth 2 -name hip_runtime.h -path '*hip/*' 2>/dev/null | head -1)")
+  nvidia_yardstick=$(seconds "$nvcc" -std=c++17 -O3 -arch=sm_90 -x cu -D__HIP_PLATFORM_NVIDIA__ \
+    -include "$src/include/kbench/nvidia/cuda_compat.hpp" -isystem "$(dirname "$include")" \
+    -c "$work/yardstick.hip" -o "$work/yardstick-nv.o")
+  report "yardstick: nvcc -O3, sm_90, one kernel file" "$nvidia_yardstick"
+fi
+
 CXX=hipcc configure "$work/amd" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=gfx906;gfx90a"
-report "AMD gfx906;gfx90a: kbench_main, first build" "$(seconds cmake --build "$work/amd" --target kbench_main -j "$jobs")"
+report "AMD gfx906;gfx90a: the library (kbench_procedure, kbench_main)" \
+  "$(seconds cmake --build "$work/amd" --target kbench_procedure kbench_main -j "$jobs")" "$amd_yardstick" 60
 obj=$(object_of "$work/amd" rmsnorm_test.hip)
-report "AMD gfx906;gfx90a: tests/rmsnorm_test.hip" "$(seconds ninja -C "$work/amd" "$obj")"
+report "AMD gfx906;gfx90a: tests/rmsnorm_test.hip (2 targets)" "$(seconds ninja -C "$work/amd" "$obj")" "$amd_yardstick" 10
+rm -rf "$work/amd"
 CXX=hipcc configure "$work/amd" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=gfx90a"
-cmake --build "$work/amd" --target kbench_main -j "$jobs" > /dev/null
-report "AMD gfx90a alone: tests/rmsnorm_test.hip" "$(seconds ninja -C "$work/amd" "$obj")"
+report "AMD gfx90a alone: the library" \
+  "$(seconds cmake --build "$work/amd" --target kbench_procedure kbench_main -j "$jobs")" "$amd_yardstick" 60
+report "AMD gfx90a alone: tests/rmsnorm_test.hip" "$(seconds ninja -C "$work/amd" "$obj")" "$amd_yardstick" 5
 echo '#include <kbench/compare.hpp>' > "$work/contract.hip"
 report "AMD: hipcc -fsyntax-only of #include <kbench/compare.hpp>" \
   "$(seconds hipcc -std=c++17 -x hip --offload-arch=gfx90a -fsyntax-only -I "$src/include" "$work/contract.hip")"
 
-if command -v nvcc > /dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
-  configure "$work/nvidia" -DKBENCH_GPU_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=90 \
-    -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
-  report "NVIDIA sm_90: kbench_main, first build" "$(seconds cmake --build "$work/nvidia" --target kbench_main -j "$jobs")"
+if [ -n "$nvcc" ]; then
+  configure "$work/nvidia" -DKBENCH_GPU_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_CUDA_COMPILER="$nvcc"
+  report "NVIDIA sm_90: the library (kbench_procedure, kbench_main)" \
+    "$(seconds cmake --build "$work/nvidia" --target kbench_procedure kbench_main -j "$jobs")" "$nvidia_yardstick" 60
   obj=$(object_of "$work/nvidia" rmsnorm_test.hip)
-  report "NVIDIA sm_90: tests/rmsnorm_test.hip" "$(seconds ninja -C "$work/nvidia" "$obj")"
+  report "NVIDIA sm_90: tests/rmsnorm_test.hip" "$(seconds ninja -C "$work/nvidia" "$obj")" "$nvidia_yardstick" 5
 fi
 [ "$out" = /dev/stdout ] || cp "$work/report" "$out"

@@ -7,6 +7,54 @@ JOBS=${JOBS:-$(nproc)}
 
 say() { printf '\n== %s\n' "$*"; }
 
+# ---- stages and their times ----------------------------------------------------------------------------
+# stage <title>: ends the stage under way (its time is kept) and starts this one.
+stage_times=()
+stage_title=""
+stage() {
+  stage_end
+  say "$*"
+  stage_title=$*
+  stage_started=$(date +%s)
+}
+stage_end() {
+  [ -n "$stage_title" ] || return 0
+  stage_times+=("$(printf '%6d s  %s' $(($(date +%s) - stage_started)) "$stage_title")")
+  stage_title=""
+}
+# print_stage_times <started> <limit seconds> <exit status>: every stage's time, the total against the
+# limit, and a warning when the total comes within 20% of it.
+print_stage_times() {
+  local total=$(($(date +%s) - $1)) limit=$2 status=$3
+  stage_end
+  say "stage times$([ "$status" -eq 0 ] || echo " (the run failed: exit $status)")"
+  [ ${#stage_times[@]} -eq 0 ] || printf '%s\n' "${stage_times[@]}"
+  printf '%6d s  in all: %d%% of the %d s limit\n' "$total" $((100 * total / limit)) "$limit"
+  if [ $((5 * total)) -ge $((4 * limit)) ]; then
+    echo "warning: this run took ${total} s, within 20% of the ${limit} s limit: find what grew (the stage times above)"
+  fi
+  if [ -n "${CCACHE_DIR:-}" ] && command -v ccache >/dev/null; then
+    ccache --print-stats 2>/dev/null | awk -F'\t' '$1 ~ /^(direct_cache_hit|preprocessed_cache_hit|cache_miss)$/ {n[$1] = $2}
+      END {printf "compiler cache: %d hits, %d misses\n", n["direct_cache_hit"] + n["preprocessed_cache_hit"], n["cache_miss"]}'
+  fi
+}
+
+# ---- the compiler cache --------------------------------------------------------------------------------
+# use_compiler_cache: builds configured from now on compile through ccache, when it is installed and
+# KBENCH_CCACHE is not 0, with the cache in $KBENCH_BUILD/ccache: what one build of the run compiled with
+# the same compiler, flags and sources is not compiled again by another (the host-only programs of the
+# NVIDIA build; kbench's library in the consumers).
+compiler_cache_args=()
+use_compiler_cache() {
+  [ "${KBENCH_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null || return 0
+  export CCACHE_DIR=${CCACHE_DIR:-$KBENCH_BUILD/ccache}
+  # Paths below the build's common root are hashed relative to the build folder, so that the same file
+  # reached through another folder of the same shape is the same compile.
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/}
+  export CCACHE_NOHASHDIR=1
+  compiler_cache_args=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+}
+
 # Debian/Ubuntu packages kbench builds with. Installed when missing and apt can install them; a machine
 # without a registry brings them in .deps/ (scripts/pack-device-deps.sh), which is used when present.
 KBENCH_PACKAGES="cmake ninja-build g++ hipcc libamdhip64-dev libhiprand-dev librocrand-dev libbenchmark-dev
@@ -56,7 +104,8 @@ configure_and_build() {
   local dir=$1
   shift
   mkdir -p "$(dirname "$dir")"
-  cmake -S "$KBENCH_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" > "$dir.configure.log" 2>&1 ||
+  cmake -S "$KBENCH_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release ${compiler_cache_args[@]+"${compiler_cache_args[@]}"} "$@" \
+    > "$dir.configure.log" 2>&1 ||
     { cat "$dir.configure.log"; return 1; }
   cmake --build "$dir" -j "$JOBS"
 }

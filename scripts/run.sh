@@ -11,44 +11,62 @@ export KBENCH_JSON="$reports/json/"  # every test program writes <program>.<mode
 gpu=$(detect_gpu)
 export KBENCH_REQUIRE_GPU=1  # on a GPU machine, a GPU test that cannot run is a failure
 
-# Correctness, then timing (which checks correctness again before it times anything); both always run.
+# The kernel comparisons first: their programs are built, checked, then timed (timing checks correctness
+# again before it times anything), both always run; then the rest is built and kbench's own GPU
+# self-tests (label harness) run, so that they never hold up a comparison.
 # One test per GPU at a time, over every GPU present: CTest hands each test a GPU from the resource spec
 # (scripts/resource-spec.sh), and the test's JSON names it (device.ordinal, assigned_by, pci_bus_id).
 run_on_gpu() {
-  local dir=$1 correctness=0 perf=0 gpus
+  local dir=$1 correctness=0 perf=0 harness=0 gpus
   "$KBENCH_ROOT/scripts/resource-spec.sh" "$reports/gpus.json"
   gpus=$(grep -c '"id"' "$reports/gpus.json")
   set -- --resource-spec-file "$reports/gpus.json" -j "$gpus"
   # Tests of cases that span more GPUs than there are (label gpusN) would wait for resources that never
   # come: left out, and said so.
-  local more=""
+  local more="" left_out="harness"
   for ((n = gpus + 1; n <= 8; ++n)); do more="$more${more:+|}$n"; done
   if [ -n "$more" ] && [ "$gpus" -lt 8 ]; then
-    set -- "$@" -LE "^gpus($more)\$"
+    left_out="$left_out|gpus($more)"
     say "left out: the tests of cases that span more than $gpus GPU(s) (labels gpus$((gpus + 1)) and up)"
   fi
   say "correctness on the $gpu GPU(s)"
-  run_ctest "$dir" -L correctness --verbose "$@" > "$reports/correctness.log" 2>&1 || correctness=$?
+  run_ctest "$dir" -L correctness -LE "^($left_out)\$" --verbose "$@" > "$reports/correctness.log" 2>&1 || correctness=$?
   grep -E "^[0-9]+: (PASS|FAIL) |^[0-9]+: +(!|-) |Test +#|tests passed|FAILED" "$reports/correctness.log" || true
   say "timing on the $gpu GPU(s)"
-  run_ctest "$dir" -L perf --verbose "$@" > "$reports/perf.log" 2>&1 || perf=$?
+  run_ctest "$dir" -L perf -LE "^($left_out)\$" --verbose "$@" > "$reports/perf.log" 2>&1 || perf=$?
   sed -n '/kbench perf on/,/^[0-9]*: *$/p' "$reports/perf.log" | sed 's/^[0-9]*: //'
   grep -E "Test +#|tests passed|FAIL" "$reports/perf.log" || true
-  say "full reports in $reports (correctness exit $correctness, perf exit $perf)"
-  [ "$correctness" -eq 0 ] && [ "$perf" -eq 0 ]
+  say "kbench's own GPU self-tests (mutation, trust, device comparison, multi-device): build, then run"
+  cmake --build "$dir" -j "$JOBS" > "$reports/self-tests-build.log" 2>&1 || { tail -40 "$reports/self-tests-build.log"; harness=1; }
+  if [ "$harness" -eq 0 ]; then
+    run_ctest "$dir" -L harness "$@" > "$reports/self-tests.log" 2>&1 || harness=$?
+    grep -E "Test +#|tests passed|FAIL" "$reports/self-tests.log" || true
+  fi
+  say "full reports in $reports (correctness exit $correctness, perf exit $perf, self-tests exit $harness)"
+  [ "$correctness" -eq 0 ] && [ "$perf" -eq 0 ] && [ "$harness" -eq 0 ]
+}
+
+# configure_comparisons <dir> <cmake args...>: configures, then builds only the kernel comparisons.
+configure_comparisons() {
+  local dir=$1
+  shift
+  mkdir -p "$(dirname "$dir")"
+  cmake -S "$KBENCH_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" > "$dir.configure.log" 2>&1 ||
+    { cat "$dir.configure.log"; return 1; }
+  cmake --build "$dir" -j "$JOBS" --target kbench_kernel_tests
 }
 
 case "$gpu" in
   nvidia)
     say "NVIDIA GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); building HIP's NVIDIA platform"
-    configure_and_build "$KBENCH_BUILD/nvidia-native" -DKBENCH_GPU_PLATFORM=nvidia \
+    configure_comparisons "$KBENCH_BUILD/nvidia-native" -DKBENCH_GPU_PLATFORM=nvidia \
       -DCMAKE_CUDA_ARCHITECTURES="${KBENCH_CUDA_ARCHS:-native}"
     run_on_gpu "$KBENCH_BUILD/nvidia-native"
     ;;
   amd)
     targets=$(amd_gpu_targets)
     say "AMD GPU: $targets"
-    CXX=hipcc configure_and_build "$KBENCH_BUILD/amd-native" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$targets"
+    CXX=hipcc configure_comparisons "$KBENCH_BUILD/amd-native" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$targets"
     run_on_gpu "$KBENCH_BUILD/amd-native"
     ;;
   none)

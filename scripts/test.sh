@@ -10,27 +10,34 @@
 #      gfx950, then ctest (scripts/newer-rocm.sh); needs root and the Debian mirror, KBENCH_NEWER_ROCM=0
 #      leaves it out
 # Without a GPU the kernel tests report "skipped" with their reason; with one, they run.
+# Each stage's time is printed at the end of every run, passed or failed, with a warning when the run
+# comes within 20% of CI's limit (KBENCH_CI_LIMIT seconds, 5400). A compiler cache (ccache, in
+# $KBENCH_BUILD/ccache) compiles once what several builds compile with the same compiler and flags.
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
-KBENCH_EXTRA_PACKAGES="clang-14 libclang-rt-14-dev python3-matplotlib"  # libFuzzer, sanitizer runtimes, plots
-ensure_deps
 started=$(date +%s)
+stage "dependencies"
+KBENCH_EXTRA_PACKAGES="clang-14 libclang-rt-14-dev python3-matplotlib ccache"  # libFuzzer, sanitizer runtimes, plots
+ensure_deps
 mkdir -p "$KBENCH_BUILD"
 : > "$KBENCH_BUILD/ctest-tally"
+use_compiler_cache
+trap 'status=$?; print_stage_times "$started" "${KBENCH_CI_LIMIT:-5400}" "$status"; exit $status' EXIT
 
-say "1/5 host-side unit tests"
+stage "1/5 host-side unit tests"
 configure_and_build "$KBENCH_BUILD/host" -DKBENCH_GPU_PLATFORM=none
 run_ctest "$KBENCH_BUILD/host"
 
-say "1/5 host-side unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
-configure_and_build "$KBENCH_BUILD/host-sanitize" -DKBENCH_GPU_PLATFORM=none -DCMAKE_BUILD_TYPE=Debug \
+stage "1/5 host-side unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
+# The header checks, which only compile, were done by the build above.
+configure_and_build "$KBENCH_BUILD/host-sanitize" -DKBENCH_GPU_PLATFORM=none -DCMAKE_BUILD_TYPE=Debug -DKBENCH_HEADER_CHECKS=OFF \
   "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 run_ctest "$KBENCH_BUILD/host-sanitize"
 
-say "1/5 fuzzing the tolerance engine, the reports and the option parser (${KBENCH_FUZZ_SECONDS:=30} s each)"
+stage "1/5 fuzzing the tolerance engine, the reports and the option parser (${KBENCH_FUZZ_SECONDS:=30} s each)"
 "$KBENCH_ROOT/tests/fuzz/run.sh" "$KBENCH_BUILD/fuzz" "$KBENCH_FUZZ_SECONDS"
 
-say "2/5 AMD build (hipcc, GPU_TARGETS=${KBENCH_AMD_TARGETS:=gfx906;gfx90a})"
+stage "2/5 AMD build (hipcc, GPU_TARGETS=${KBENCH_AMD_TARGETS:=gfx906;gfx90a})"
 # hipcc asks rocm_agent_enumerator for targets when a file names none (the host-only unit tests); without
 # a GPU driver that script dies with a traceback. A target list answers it: the same targets.
 if [ ! -e /dev/kfd ] && [ -z "${ROCM_TARGET_LST:-}" ]; then
@@ -41,7 +48,7 @@ CXX=hipcc configure_and_build "$KBENCH_BUILD/amd" -DKBENCH_GPU_PLATFORM=amd "-DG
 run_ctest "$KBENCH_BUILD/amd"
 
 if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
-  say "3/5 NVIDIA build (nvcc, CMAKE_CUDA_ARCHITECTURES=${KBENCH_CUDA_ARCHS:=90})"
+  stage "3/5 NVIDIA build (nvcc, CMAKE_CUDA_ARCHITECTURES=${KBENCH_CUDA_ARCHS:=90})"
   configure_and_build "$KBENCH_BUILD/nvidia" -DKBENCH_GPU_PLATFORM=nvidia \
     "-DCMAKE_CUDA_ARCHITECTURES=$KBENCH_CUDA_ARCHS" -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
   run_ctest "$KBENCH_BUILD/nvidia"
@@ -49,13 +56,13 @@ else
   say "3/5 NVIDIA build: not run (no nvcc on this machine)"
 fi
 
-say "4/5 consumers: find_package, add_subdirectory, copy (AMD)"
-"$KBENCH_ROOT/tests/consumer/run.sh" "$KBENCH_BUILD/consumer" 2>&1 | tee "$KBENCH_BUILD/consumer.log"
+stage "4/5 consumers: find_package, add_subdirectory, copy (AMD)"
+"$KBENCH_ROOT/tests/consumer/run.sh" "$KBENCH_BUILD/consumer" "$KBENCH_BUILD/host" 2>&1 | tee "$KBENCH_BUILD/consumer.log"
 tally_ctest "$KBENCH_BUILD/consumer.log" "consumer, AMD (find_package, add_subdirectory, copy)"
 if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
-  say "4/5 consumers: find_package, add_subdirectory, copy (NVIDIA)"
+  stage "4/5 consumers: find_package, add_subdirectory, copy (NVIDIA)"
   CUDACXX="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" KBENCH_CONSUMER_PLATFORM=nvidia \
-    "$KBENCH_ROOT/tests/consumer/run.sh" "$KBENCH_BUILD/consumer-nvidia" 2>&1 | tee "$KBENCH_BUILD/consumer-nvidia.log"
+    "$KBENCH_ROOT/tests/consumer/run.sh" "$KBENCH_BUILD/consumer-nvidia" "$KBENCH_BUILD/host" 2>&1 | tee "$KBENCH_BUILD/consumer-nvidia.log"
   tally_ctest "$KBENCH_BUILD/consumer-nvidia.log" "consumer, NVIDIA (find_package, add_subdirectory, copy)"
 fi
 
@@ -63,13 +70,14 @@ fi
 if [ "${KBENCH_NEWER_ROCM:-}" = 0 ]; then
   say "5/5 newer ROCm: not run (KBENCH_NEWER_ROCM=0)"
 else
-  say "5/5 newer ROCm: HIP 7.2 for gfx942;gfx950 in a chroot of Debian sid/experimental"
+  stage "5/5 newer ROCm: HIP 7.2 for gfx942;gfx950 in a chroot of Debian sid/experimental"
   newer_status=0
   "$KBENCH_ROOT/scripts/newer-rocm.sh" || newer_status=$?
   # 77: it cannot run on this machine (not root, no debootstrap, no mirror), and said why.
   [ "$newer_status" -eq 0 ] || [ "$newer_status" -eq 77 ] || exit "$newer_status"
 fi
 
+stage_end
 say "all tests passed in $(( $(date +%s) - started )) s; what ran, build by build:"
 print_tally
 [ "$(detect_gpu)" != none ] || echo "  (no GPU here: the skipped tests are the GPU tests, each with the reason listed above)"

@@ -4,12 +4,8 @@
 
 #include <string>
 
-#if KBENCH_CATCH2_MAJOR >= 3
-#include <catch2/catch_session.hpp>
-#else
-#define CATCH_CONFIG_MAIN
-#endif
 #include "catch.hpp"
+#include "support/catch2_runner.hpp"
 
 namespace tol = kbench::tol;
 using kbench_test::contains;
@@ -159,6 +155,4 @@ TEST_CASE("handles give memory only inside a launch", "[declaration]") {
   CHECK_THROWS_WITH((void)y.host(), contains("buffer 'y' has no host values here"));
 }
 
-#if KBENCH_CATCH2_MAJOR >= 3
-int main(int argc, char** argv) { return Catch::Session().run(argc, argv); }
-#endif
+int main(int argc, char** argv) { return kbench_test::run_catch2(argc, argv); }

@@ -1,7 +1,11 @@
 // The device comparison path against the host engine: the same verdicts, counts, first indices and maxima,
 // sums to rounding, for every dtype and for clean and dirty outputs. And how fast it is: on two 1 GiB fp32
 // outputs, against copying both to the host and comparing there. Runs on a GPU (skipped without one).
-#include <kbench/runner.hpp>
+#include <kbench/compare.hpp>
+#include <kbench/device_buffer.hpp>
+#include <kbench/device_compare.hpp>
+#include <kbench/device_probe.hpp>
+#include <kbench/random.hpp>
 
 #include <chrono>
 #include <cstdlib>
@@ -10,15 +14,13 @@
 #include <string>
 #include <vector>
 
-#if KBENCH_CATCH2_MAJOR >= 3
-#include <catch2/catch_session.hpp>
-#else
-#define CATCH_CONFIG_RUNNER
-#endif
 #include "catch.hpp"
+#include "support/catch2_runner.hpp"
 
 namespace tol = kbench::tol;
 using kbench::dtype;
+
+const char* const kbench_test::suite_name = "the device comparison tests";
 
 namespace {
 
@@ -159,14 +161,4 @@ TEST_CASE("the GPU's fp8 conversion equals the emulation", "[fp8]") {
   const auto count = differences.to_host().front();
   INFO("first differing float encoding: " << std::hex << first.to_host().front());
   CHECK(count == 0);
-}
-
-int main(int argc, char** argv) {
-  const kbench::gpu_info& g = kbench::gpu(0);
-  if (!g.usable) {
-    const char* require = std::getenv("KBENCH_REQUIRE_GPU");
-    std::printf("kbench: skipped the device comparison tests: %s\n", g.reason.c_str());
-    return require && std::string(require) == "1" ? 1 : 77;
-  }
-  return Catch::Session().run(argc, argv);
 }

@@ -3,21 +3,22 @@
 // on two logical devices that share it (--share-devices: the harness's own logic, forks, joins and
 // per-device checks, all run; the timings say nothing of links), and a case that spans two GPUs without
 // --share-devices must be skipped with its reason. Skipped without a GPU.
-#include <kbench/runner.hpp>
+#include <kbench/compare.hpp>
+#include <kbench/procedure.hpp>
+#include <kbench/report.hpp>
 
+#include <cstdio>
 #include <cstdlib>
 #include <deque>
 #include <string>
 #include <vector>
 
-#if KBENCH_CATCH2_MAJOR >= 3
-#include <catch2/catch_session.hpp>
-#else
-#define CATCH_CONFIG_RUNNER
-#endif
 #include "catch.hpp"
+#include "support/catch2_runner.hpp"
 
 #include "../examples/04_allreduce.hip"
+
+const char* const kbench_test::suite_name = "the multi-device tests";
 
 namespace {
 
@@ -31,6 +32,8 @@ int visible_gpus() {
 // The options of a run on two logical devices: distinct GPUs where there are two, else one shared.
 const kbench::run_options& two_devices() {
   static const kbench::run_options o = [] {
+    std::printf("kbench: %d GPU(s) visible; the two-device cases run %s\n", visible_gpus(),
+                visible_gpus() >= 2 ? "on distinct GPUs" : "on one GPU shared by two logical devices");
     const char* argv[] = {"multi_device_test", "perf", "--max-time", "0.5", "--share-devices"};
     return kbench::parse_options(5, argv);
   }();
@@ -165,16 +168,4 @@ TEST_CASE("a case that spans more GPUs than there are is skipped with its reason
   INFO(reason);
   CHECK(reason.find("the case spans 4 GPUs") != std::string::npos);
   CHECK(reason.find("--share-devices") != std::string::npos);
-}
-
-int main(int argc, char** argv) {
-  const kbench::gpu_info& g = kbench::gpu(0);
-  if (!g.usable) {
-    const char* require = std::getenv("KBENCH_REQUIRE_GPU");
-    std::printf("kbench: skipped the multi-device tests: %s\n", g.reason.c_str());
-    return require && std::string(require) == "1" ? 1 : 77;
-  }
-  std::printf("kbench: %d GPU(s) visible; the two-device cases run %s\n", visible_gpus(),
-              visible_gpus() >= 2 ? "on distinct GPUs" : "on one GPU shared by two logical devices");
-  return Catch::Session().run(argc, argv);
 }

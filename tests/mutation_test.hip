@@ -8,7 +8,12 @@
 //   caught by the timing: work moved to another stream, an implausible speedup; and, by the checks of the
 //   timed launches, kernels that skip work, change an input, write past the output or copy the
 //   reference's output only while timed (copying it always is caught by the correctness run).
-#include <kbench/runner.hpp>
+#include <kbench/compare.hpp>
+#include <kbench/device_buffer.hpp>
+#include <kbench/measure.hpp>
+#include <kbench/procedure.hpp>
+#include <kbench/report.hpp>
+#include <kbench/timing.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -16,15 +21,13 @@
 #include <string>
 #include <thread>
 
-#if KBENCH_CATCH2_MAJOR >= 3
-#include <catch2/catch_session.hpp>
-#else
-#define CATCH_CONFIG_RUNNER
-#endif
 #include "catch.hpp"
+#include "support/catch2_runner.hpp"
 
 #include "rmsnorm/rmsnorm_v1.hip"
 #include "rmsnorm/rmsnorm_v2.hip"
+
+const char* const kbench_test::suite_name = "the mutation suite";
 
 namespace {
 
@@ -488,14 +491,4 @@ TEST_CASE("an allocation larger than the GPU is a clear error, and the GPU stays
 
 TEST_CASE("a tolerance that accepts all zeros is a broken test", "[mutation]") {
   require_caught(all_zero_tolerance_case, odd, "broken test: tolerance 'absolute(atol=100)' of output 'y' accepts an all-zero output");
-}
-
-int main(int argc, char** argv) {
-  const kbench::gpu_info& g = kbench::gpu(0);
-  if (!g.usable) {
-    const bool required = std::getenv("KBENCH_REQUIRE_GPU") && std::string(std::getenv("KBENCH_REQUIRE_GPU")) == "1";
-    std::printf("kbench: skipped the mutation suite: %s\n", g.reason.c_str());
-    return required ? 1 : 77;
-  }
-  return Catch::Session().run(argc, argv);
 }

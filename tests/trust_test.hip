@@ -14,7 +14,10 @@
 //   census        a declared fusion that launches two kernels, and a side that cannot be captured
 //   padded rows   a kernel that ignores the declared leading dimension, and one that writes the padding
 //                 between rows; one that honours both must pass, checked and timed
-#include <kbench/runner.hpp>
+#include <kbench/compare.hpp>
+#include <kbench/device_buffer.hpp>
+#include <kbench/procedure.hpp>
+#include <kbench/report.hpp>
 
 #include <chrono>
 #include <cstdlib>
@@ -24,14 +27,12 @@
 #include <type_traits>
 #include <vector>
 
-#if KBENCH_CATCH2_MAJOR >= 3
-#include <catch2/catch_session.hpp>
-#else
-#define CATCH_CONFIG_RUNNER
-#endif
 #include "catch.hpp"
+#include "support/catch2_runner.hpp"
 
 #include "rmsnorm/rmsnorm_v1.hip"
+
+const char* const kbench_test::suite_name = "the trust tests";
 
 namespace {
 
@@ -576,21 +577,4 @@ TEST_CASE("a misaligned vector access fails the run with the offset named", "[tr
     CHECK(std::string(e.what()).find("with buffers moved 4 bytes off their alignment, the optimized kernel failed") !=
           std::string::npos);
   }
-}
-
-int main(int argc, char** argv) {
-  const kbench::gpu_info& g = kbench::gpu(0);
-  if (!g.usable) {
-    const char* require = std::getenv("KBENCH_REQUIRE_GPU");
-    std::printf("kbench: skipped the trust tests: %s\n", g.reason.c_str());
-    return require && std::string(require) == "1" ? 1 : 77;
-  }
-  // In declaration order (Catch2 3 shuffles by default): the misaligned access, which can leave the
-  // device unusable, comes last.
-  std::vector<char*> args(argv, argv + argc);
-  bool ordered = false;
-  for (int i = 1; i < argc; ++i) ordered = ordered || std::string(argv[i]).rfind("--order", 0) == 0;
-  static char order[] = "--order", decl[] = "decl";
-  if (!ordered) args.insert(args.begin() + 1, {order, decl});
-  return Catch::Session().run(static_cast<int>(args.size()), args.data());
 }

@@ -1,7 +1,7 @@
 // kbench/procedure.hpp: what the host-only parts of a kbench program (its main, the Catch2 and the
-// Google Benchmark adapters) ask of the procedure, as functions over plain data. HIP-free, so those parts
-// compile as plain C++ with the host compiler; the device translation unit of the program defines them
-// (detail/procedure_impl.hpp, once per program).
+// Google Benchmark adapters) and kbench's self-tests ask of the procedure, as functions over plain data.
+// HIP-free, so those parts compile as plain C++ with the host compiler; the device translation unit of the
+// program defines them (detail/procedure_impl.hpp, once per program).
 #pragma once
 
 #include <cstdint>
@@ -68,4 +68,20 @@ class case_run {
 };
 
 }  // namespace detail
+
+// For tools and tests that drive kbench from their own code (kbench's self-tests do): the same procedure,
+// compiled once per project, so that a file calling it need not compile the runner.
+
+// One correctness run of a registered case at one shape, as `<program> correctness` does it, on the GPUs
+// `options` give (null: device 0, then the others in order); skipped_case when there are too few.
+[[nodiscard]] seed_result check_case(const case_registration& registration, const kbench::shape& s,
+                                     std::uint64_t seed, const run_options* options = nullptr);
+
+// What `<program> perf` does for one case at one shape: check, time, check again.
+[[nodiscard]] perf_outcome measure_case(const case_registration& registration, const kbench::shape& s,
+                                        const run_options& options, std::uint64_t seed);
+
+// The registered case called `name`; usage_error if there is none.
+[[nodiscard]] const case_registration& find_case(const std::string& name);
+
 }  // namespace kbench

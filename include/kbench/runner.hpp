@@ -8,8 +8,8 @@
 //                check, time, then check again with another seed, so a kernel right only before timing,
 //                or only until its inputs change, fails).
 //
-// For tools and tests that drive kbench from their own code: check_case() and measure_case(). kbench's
-// own programs reach it through procedure.hpp, compiled once per project.
+// kbench's programs, and tools and tests that drive kbench from their own code (check_case(),
+// measure_case() in procedure.hpp), reach it through procedure.hpp: compiled once per project.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,7 @@
 #include "detail/timing_run.hpp"
 #include "device_probe.hpp"
 #include "options.hpp"
+#include "procedure.hpp"
 #include "report.hpp"
 #include "results.hpp"
 
@@ -96,30 +97,4 @@ class case_instance {
 }
 
 }  // namespace detail
-
-// One correctness run of a registered case at one shape, as `<program> correctness` does it, on the GPUs
-// `options` give (null: device 0, then the others in order); skipped_case when there are too few.
-[[nodiscard]] inline seed_result check_case(const case_registration& registration, const kbench::shape& s,
-                                            std::uint64_t seed, const run_options* options = nullptr) {
-  detail::case_instance instance(registration, s, options);
-  return instance.check(seed, true);
-}
-
-// What `<program> perf` does for one case at one shape: check, time, check again.
-[[nodiscard]] inline perf_outcome measure_case(const case_registration& registration, const kbench::shape& s,
-                                               const run_options& options, std::uint64_t seed) {
-  const gpu_info& g = gpu(options.device);
-  if (!g.usable) throw error(g.reason);
-  detail::case_instance instance(registration, s, &options);
-  return detail::run_perf_procedure(instance, options, g, {seed});
-}
-
-// The registered case called `name`; usage_error if there is none.
-[[nodiscard]] inline const case_registration& find_case(const std::string& name) {
-  for (const case_registration& reg : registered_cases()) {
-    if (reg.name() == name) return reg;
-  }
-  throw usage_error("no case named '" + name + "' is registered");
-}
-
 }  // namespace kbench

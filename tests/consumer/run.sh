@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # Builds tests/consumer against kbench three ways (installed package, add_subdirectory, plain copy) and
-# runs each consumer's tests. Usage: tests/consumer/run.sh <work dir>
+# runs each consumer's tests. Usage: tests/consumer/run.sh <work dir> [kbench build to install from]
+# The package is installed from the build given (scripts/test.sh gives its host build), or from one made
+# here.
+# Each route has a folder of the same shape, <work>/<route>/kbench beside <work>/<route>/build: the
+# installed prefix, a copy of kbench's top-level project, a copy of include/ and cmake/. Through a compiler
+# cache whose base is above them (scripts/common.sh), kbench's library, which each route builds for its
+# own project, is compiled once, not three times.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${1:?work dir}
@@ -11,20 +17,34 @@ if [ "${KBENCH_CONSUMER_PLATFORM:-amd}" = nvidia ]; then
   platform=(-DKBENCH_GPU_PLATFORM=nvidia "-DCMAKE_CUDA_ARCHITECTURES=${KBENCH_CUDA_ARCHS:-90}")
   compiler=g++
 fi
+launcher=()
+if [ -n "${CCACHE_DIR:-}" ] && command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+fi
 
-cmake -S "$root" -B "$work/kbench" -G Ninja -DKBENCH_GPU_PLATFORM=none -DKBENCH_BUILD_TESTS=OFF >/dev/null
-cmake --build "$work/kbench" >/dev/null  # kbench-compare, installed with the headers
-cmake --install "$work/kbench" --prefix "$work/prefix" >/dev/null
-mkdir -p "$work/copy" && cp -r "$root/include" "$root/cmake" "$work/copy/"
+# The package: kbench-compare and the headers, installed.
+installed_from=${2:-$work/kbench-build}
+if [ -z "${2:-}" ]; then
+  cmake -S "$root" -B "$installed_from" -G Ninja -DCMAKE_BUILD_TYPE=Release ${launcher[@]+"${launcher[@]}"} \
+    -DKBENCH_GPU_PLATFORM=none -DKBENCH_BUILD_TESTS=OFF >/dev/null
+fi
+cmake --build "$installed_from" --target kbench-compare >/dev/null
+cmake --install "$installed_from" --prefix "$work/package/kbench" >/dev/null
+# kbench's top-level project, as a checkout added with add_subdirectory sees it.
+mkdir -p "$work/subdirectory/kbench"
+cp -r "$root/CMakeLists.txt" "$root/LICENSE" "$root/cmake" "$root/include" "$root/tools" "$work/subdirectory/kbench/"
+# A plain copy of include/ and cmake/.
+mkdir -p "$work/copy/kbench" && cp -r "$root/include" "$root/cmake" "$work/copy/kbench/"
 
 for mode in package subdirectory copy; do
   echo "-- consumer through $mode"
-  CXX=$compiler cmake -S "$root/tests/consumer" -B "$work/$mode" -G Ninja "${platform[@]}" \
-    -DKBENCH_CONSUME=$mode "-DCMAKE_PREFIX_PATH=$work/prefix${CMAKE_PREFIX_PATH:+;${CMAKE_PREFIX_PATH//:/;}}" \
-    "-DKBENCH_SOURCE_DIR=$root" "-DKBENCH_COPY_DIR=$work/copy" > "$work/$mode.configure.log" 2>&1 ||
-    { cat "$work/$mode.configure.log"; exit 1; }
-  cmake --build "$work/$mode" >/dev/null
-  "$work/$mode/scale_test" list | grep -q "scale/n=4099"
-  ctest --test-dir "$work/$mode" --output-on-failure
+  CXX=$compiler cmake -S "$root/tests/consumer" -B "$work/$mode/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    ${launcher[@]+"${launcher[@]}"} "${platform[@]}" -DKBENCH_CONSUME=$mode \
+    "-DCMAKE_PREFIX_PATH=$work/package/kbench${CMAKE_PREFIX_PATH:+;${CMAKE_PREFIX_PATH//:/;}}" \
+    "-DKBENCH_SOURCE_DIR=$work/subdirectory/kbench" "-DKBENCH_COPY_DIR=$work/copy/kbench" \
+    > "$work/$mode.configure.log" 2>&1 || { cat "$work/$mode.configure.log"; exit 1; }
+  cmake --build "$work/$mode/build" >/dev/null
+  "$work/$mode/build/scale_test" list | grep -q "scale/n=4099"
+  ctest --test-dir "$work/$mode/build" --output-on-failure
 done
 echo "-- consumers built and tested through find_package, add_subdirectory and a copy"

@@ -71,4 +71,26 @@ perf_outcome case_run::perf(const run_options& options, const gpu_info& g, const
 }
 
 }  // namespace detail
+
+seed_result check_case(const case_registration& registration, const kbench::shape& s, std::uint64_t seed,
+                       const run_options* options) {
+  detail::case_instance instance(registration, s, options);
+  return instance.check(seed, true);
+}
+
+perf_outcome measure_case(const case_registration& registration, const kbench::shape& s, const run_options& options,
+                          std::uint64_t seed) {
+  const gpu_info& g = gpu(options.device);
+  if (!g.usable) throw error(g.reason);
+  detail::case_instance instance(registration, s, &options);
+  return detail::run_perf_procedure(instance, options, g, {seed});
+}
+
+const case_registration& find_case(const std::string& name) {
+  for (const case_registration& reg : registered_cases()) {
+    if (reg.name() == name) return reg;
+  }
+  throw usage_error("no case named '" + name + "' is registered");
+}
+
 }  // namespace kbench
