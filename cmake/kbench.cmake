@@ -176,7 +176,10 @@ function(_kbench_generate path text)
 endfunction()
 
 # The runner and main() of kbench programs: compiled once per project, in parts that build in parallel.
-#   kbench_procedure  the procedure (memory, correctness and timing runs): the one GPU translation unit
+#   kbench_procedure  the procedure (memory, correctness and timing runs), GPU code in four translation
+#                     units: the procedure itself, and its device work for every element type (the
+#                     comparison of floating-point types, of integers; drawing inputs and the teeth probe's
+#                     perturbation: detail/device_work.hpp)
 #   kbench_main       main(), the Catch2 and Google Benchmark adapters, the reports, the options and the
 #                     JSON file: plain C++ through the host compiler, one translation unit each
 function(_kbench_main_target out_var)
@@ -185,14 +188,19 @@ function(_kbench_main_target out_var)
     find_package(benchmark REQUIRED)
     set(_dir "${CMAKE_BINARY_DIR}/kbench_generated")
     _kbench_generate("${_dir}/kbench_procedure.hip" "#include <kbench/detail/procedure_impl.hpp>")
+    _kbench_generate("${_dir}/kbench_device_compare.hip" "#include <kbench/detail/device_work_compare.hpp>")
+    _kbench_generate("${_dir}/kbench_device_compare_integers.hip"
+                     "#include <kbench/detail/device_work_compare_integers.hpp>")
+    _kbench_generate("${_dir}/kbench_device_fill.hip" "#include <kbench/detail/device_work_fill.hpp>")
     _kbench_generate("${_dir}/kbench_program.cpp" "#include <kbench/detail/program_main.hpp>\n\nint main(int argc, char** argv) { return kbench::run_main(argc, argv); }")
     _kbench_generate("${_dir}/kbench_correctness.cpp" "#include <kbench/detail/catch2_adapter.hpp>")
     _kbench_generate("${_dir}/kbench_perf.cpp" "#include <kbench/detail/benchmark_adapter.hpp>")
-    set(_gpu_source "${_dir}/kbench_procedure.hip")
+    set(_gpu_sources "${_dir}/kbench_procedure.hip" "${_dir}/kbench_device_compare.hip"
+                     "${_dir}/kbench_device_compare_integers.hip" "${_dir}/kbench_device_fill.hip")
     set(_host_sources "${_dir}/kbench_program.cpp" "${_dir}/kbench_correctness.cpp" "${_dir}/kbench_perf.cpp")
 
-    add_library(kbench_procedure STATIC "${_gpu_source}")
-    kbench_gpu_sources("${_gpu_source}")
+    add_library(kbench_procedure STATIC ${_gpu_sources})
+    kbench_gpu_sources(${_gpu_sources})
     target_link_libraries(kbench_procedure PUBLIC kbench::kbench)
 
     add_library(kbench_main STATIC ${_host_sources})

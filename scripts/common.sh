@@ -22,16 +22,20 @@ stage_end() {
   stage_times+=("$(printf '%6d s  %s' $(($(date +%s) - stage_started)) "$stage_title")")
   stage_title=""
 }
-# print_stage_times <started> <limit seconds> <exit status>: every stage's time, the total against the
-# limit, and a warning when the total comes within 20% of it.
+# print_stage_times <started> <exit status> [<limit seconds> <what the limit is>]: every stage's time,
+# the total against the limit, and a warning when the total comes within 20% of it.
 print_stage_times() {
-  local total=$(($(date +%s) - $1)) limit=$2 status=$3
+  local total=$(($(date +%s) - $1)) status=$2 limit=${3:-0} limit_name=${4:-}
   stage_end
   say "stage times$([ "$status" -eq 0 ] || echo " (the run failed: exit $status)")"
   [ ${#stage_times[@]} -eq 0 ] || printf '%s\n' "${stage_times[@]}"
-  printf '%6d s  in all: %d%% of the %d s limit\n' "$total" $((100 * total / limit)) "$limit"
-  if [ $((5 * total)) -ge $((4 * limit)) ]; then
-    echo "warning: this run took ${total} s, within 20% of the ${limit} s limit: find what grew (the stage times above)"
+  if [ "$limit" -gt 0 ]; then
+    printf '%6d s  in all: %d%% of %s, %d s\n' "$total" $((100 * total / limit)) "$limit_name" "$limit"
+    if [ $((5 * total)) -ge $((4 * limit)) ]; then
+      echo "warning: this run took ${total} s, within 20% of $limit_name ($limit s): the stage times above say what grew"
+    fi
+  else
+    printf '%6d s  in all\n' "$total"
   fi
   if [ -n "${CCACHE_DIR:-}" ] && command -v ccache >/dev/null; then
     ccache --print-stats 2>/dev/null | awk -F'\t' '$1 ~ /^(direct_cache_hit|preprocessed_cache_hit|cache_miss)$/ {n[$1] = $2}

@@ -4,7 +4,14 @@
 #   scripts/run.sh            reports also land in build/reports/
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+started=$(date +%s)
+stage "dependencies"
 ensure_deps
+# Each stage's time, at the end of every run; on a GPU, against the main job's budget (120 s on the H200
+# from a fresh copy, build included).
+budget=0
+[ "$(detect_gpu)" = none ] || budget=${KBENCH_RUN_BUDGET:-120}
+trap 'status=$?; print_stage_times "$started" "$status" "$budget" "the main job'"'"'s budget"; exit $status' EXIT
 reports="$KBENCH_BUILD/reports"
 mkdir -p "$reports/json"
 export KBENCH_JSON="$reports/json/"  # every test program writes <program>.<mode>.json there
@@ -29,19 +36,20 @@ run_on_gpu() {
     left_out="$left_out|gpus($more)"
     say "left out: the tests of cases that span more than $gpus GPU(s) (labels gpus$((gpus + 1)) and up)"
   fi
-  say "correctness on the $gpu GPU(s)"
+  stage "correctness on the $gpu GPU(s)"
   run_ctest "$dir" -L correctness -LE "^($left_out)\$" --verbose "$@" > "$reports/correctness.log" 2>&1 || correctness=$?
   grep -E "^[0-9]+: (PASS|FAIL) |^[0-9]+: +(!|-) |Test +#|tests passed|FAILED" "$reports/correctness.log" || true
-  say "timing on the $gpu GPU(s)"
+  stage "timing on the $gpu GPU(s)"
   run_ctest "$dir" -L perf -LE "^($left_out)\$" --verbose "$@" > "$reports/perf.log" 2>&1 || perf=$?
   sed -n '/kbench perf on/,/^[0-9]*: *$/p' "$reports/perf.log" | sed 's/^[0-9]*: //'
   grep -E "Test +#|tests passed|FAIL" "$reports/perf.log" || true
-  say "kbench's own GPU self-tests (mutation, trust, device comparison, multi-device): build, then run"
+  stage "kbench's own GPU self-tests (mutation, trust, device comparison, multi-device): build, then run"
   cmake --build "$dir" -j "$JOBS" > "$reports/self-tests-build.log" 2>&1 || { tail -40 "$reports/self-tests-build.log"; harness=1; }
   if [ "$harness" -eq 0 ]; then
     run_ctest "$dir" -L harness "$@" > "$reports/self-tests.log" 2>&1 || harness=$?
     grep -E "Test +#|tests passed|FAIL" "$reports/self-tests.log" || true
   fi
+  stage_end
   say "full reports in $reports (correctness exit $correctness, perf exit $perf, self-tests exit $harness)"
   [ "$correctness" -eq 0 ] && [ "$perf" -eq 0 ] && [ "$harness" -eq 0 ]
 }
@@ -58,20 +66,20 @@ configure_comparisons() {
 
 case "$gpu" in
   nvidia)
-    say "NVIDIA GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); building HIP's NVIDIA platform"
+    stage "NVIDIA GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); building the comparisons (HIP's NVIDIA platform)"
     configure_comparisons "$KBENCH_BUILD/nvidia-native" -DKBENCH_GPU_PLATFORM=nvidia \
       -DCMAKE_CUDA_ARCHITECTURES="${KBENCH_CUDA_ARCHS:-native}"
     run_on_gpu "$KBENCH_BUILD/nvidia-native"
     ;;
   amd)
     targets=$(amd_gpu_targets)
-    say "AMD GPU: $targets"
+    stage "AMD GPU: $targets; building the comparisons"
     CXX=hipcc configure_comparisons "$KBENCH_BUILD/amd-native" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$targets"
     run_on_gpu "$KBENCH_BUILD/amd-native"
     ;;
   none)
     unset KBENCH_REQUIRE_GPU
-    say "no GPU here: building for AMD (gfx906;gfx90a) and NVIDIA (sm_90) to show that everything compiles"
+    stage "no GPU here: building for AMD (gfx906;gfx90a) and NVIDIA (sm_90) to show that everything compiles"
     CXX=hipcc configure_and_build "$KBENCH_BUILD/amd" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=gfx906;gfx90a"
     if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
       configure_and_build "$KBENCH_BUILD/nvidia" -DKBENCH_GPU_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=90 \

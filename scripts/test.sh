@@ -22,7 +22,7 @@ ensure_deps
 mkdir -p "$KBENCH_BUILD"
 : > "$KBENCH_BUILD/ctest-tally"
 use_compiler_cache
-trap 'status=$?; print_stage_times "$started" "${KBENCH_CI_LIMIT:-5400}" "$status"; exit $status' EXIT
+trap 'status=$?; print_stage_times "$started" "$status" "${KBENCH_CI_LIMIT:-5400}" "CI'"'"'s limit"; exit $status' EXIT
 
 stage "1/5 host-side unit tests"
 configure_and_build "$KBENCH_BUILD/host" -DKBENCH_GPU_PLATFORM=none

@@ -11,6 +11,7 @@
 #include <kbench/compare.hpp>
 #include <kbench/device_buffer.hpp>
 #include <kbench/measure.hpp>
+#include <kbench/options.hpp>
 #include <kbench/procedure.hpp>
 #include <kbench/report.hpp>
 #include <kbench/timing.hpp>

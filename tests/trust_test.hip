@@ -16,6 +16,7 @@
 //                 between rows; one that honours both must pass, checked and timed
 #include <kbench/compare.hpp>
 #include <kbench/device_buffer.hpp>
+#include <kbench/options.hpp>
 #include <kbench/procedure.hpp>
 #include <kbench/report.hpp>
 

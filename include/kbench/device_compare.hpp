@@ -312,6 +312,9 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
   if (threadIdx.x == 0) partials[blockIdx.x] = shared[0];
 }
 
+template <dtype D>
+using device_reader_of = device_reader<storage_t<D>, D>;
+
 template <class R>
 element_tally run_compare(const void* actual, const void* expected, std::size_t n, std::uint64_t constant_bits,
                            dtype t, const tolerance& tol, bool detect_poison, hipStream_t stream) {
@@ -384,15 +387,17 @@ struct device_comparison {
   double expected_norm = 0.0;  // ||expected||_2 over the finite pairs
 };
 
-[[nodiscard]] inline device_comparison compare_on_device(const void* actual, const void* expected, dtype t,
-                                                         std::size_t size, const std::vector<std::size_t>& extents,
-                                                         const tolerance& tol, hipStream_t stream,
-                                                         std::uint64_t constant_bits = 0) {
+// A template (call it as a function), so that a translation unit that includes this header without calling
+// it compiles no comparison kernel; a program's procedure compiles it once (detail/device_work.hpp).
+template <class Unused = void>
+[[nodiscard]] device_comparison compare_on_device(const void* actual, const void* expected, dtype t, std::size_t size,
+                                                  const std::vector<std::size_t>& extents, const tolerance& tol,
+                                                  hipStream_t stream, std::uint64_t constant_bits = 0) {
   using namespace detail;
   validate(tol);
   const element_tally tally = visit_dtype(t, [&](auto d) {
     constexpr dtype D = decltype(d)::value;
-    return run_compare<device_reader<storage_t<D>, D>>(actual, expected, size, constant_bits, t, tol, true, stream);
+    return run_compare<device_reader_of<D>>(actual, expected, size, constant_bits, t, tol, true, stream);
   });
   device_comparison result;
   result.result.applied = tol;

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "declaration.hpp"
-#include "options.hpp"
 #include "registry.hpp"
 #include "results.hpp"
+#include "run_options.hpp"
 #include "shape.hpp"
 
 namespace kbench {

@@ -147,8 +147,11 @@ inline void rotate_elements(void* out, const void* in, dtype type, std::size_t s
 }
 
 // Fills `size` elements of dtype `type` at `out` from `init`, reproducibly for (seed, stream_id).
-inline void fill_random(void* out, dtype type, std::size_t size, const distribution& init, std::uint64_t seed,
-                        std::uint64_t stream_id, hipStream_t stream) {
+// A template (call it as a function), so that a translation unit that includes this header without
+// calling it compiles no fill kernel; a program's procedure compiles it once (detail/device_work.hpp).
+template <class Unused = void>
+void fill_random(void* out, dtype type, std::size_t size, const distribution& init, std::uint64_t seed,
+                 std::uint64_t stream_id, hipStream_t stream) {
   if (size == 0) return;
   const detail::fill_parameters p{init.shape, init.a, init.b, detail::mix_seed(seed ^ detail::mix_seed(stream_id))};
   visit_dtype(type, [&](auto d) { detail::launch_fill<element_t<decltype(d)::value>>(out, size, p, stream); });

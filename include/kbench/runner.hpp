@@ -23,10 +23,10 @@
 #include "detail/correctness_run.hpp"
 #include "detail/timing_run.hpp"
 #include "device_probe.hpp"
-#include "options.hpp"
 #include "procedure.hpp"
 #include "report.hpp"
 #include "results.hpp"
+#include "run_options.hpp"
 
 namespace kbench {
 namespace detail {

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "options.hpp"
+#include "run_options.hpp"
 #include "statistics.hpp"
 
 namespace kbench {

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <cstddef>
 
-#include "options.hpp"
 #include "outcome.hpp"
+#include "run_options.hpp"
 
 namespace kbench {
 

@@ -16,7 +16,7 @@
 #include "../devices.hpp"
 #include "../error.hpp"
 #include "../hip_check.hpp"
-#include "../options.hpp"
+#include "../run_options.hpp"
 #include "../timing.hpp"
 
 namespace kbench {

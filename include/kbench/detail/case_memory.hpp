@@ -27,6 +27,7 @@
 #include "../random.hpp"
 #include "../timing.hpp"
 #include "case_devices.hpp"
+#include "device_work.hpp"
 #include "host_transfer.hpp"
 
 namespace kbench {

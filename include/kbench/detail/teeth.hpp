@@ -16,6 +16,7 @@
 #include "../device_compare.hpp"
 #include "../random.hpp"
 #include "case_memory.hpp"
+#include "device_work.hpp"
 
 namespace kbench {
 namespace detail {
@@ -63,8 +64,11 @@ __global__ void perturb_kernel(T* data, std::size_t size, std::size_t count, ele
   }
 }
 
-inline void perturb_on_device(void* data, dtype t, std::size_t size, std::size_t count, const tolerance& tol,
-                              double aggregate, hipStream_t stream) {
+// A template, for the reason fill_random is one (random.hpp); compiled once per program with the fill
+// kernels (device_work.hpp).
+template <class Unused = void>
+void perturb_on_device(void* data, dtype t, std::size_t size, std::size_t count, const tolerance& tol,
+                       double aggregate, hipStream_t stream) {
   element_rule r[4] = {};
   const int n = static_cast<int>(std::min<std::size_t>(tol.element_rules.size(), 4));
   for (int k = 0; k < n; ++k) r[k] = tol.element_rules[static_cast<std::size_t>(k)];
@@ -76,6 +80,8 @@ inline void perturb_on_device(void* data, dtype t, std::size_t size, std::size_t
     KBENCH_HIP_CHECK_LAUNCH();
   });
 }
+extern template void perturb_on_device<void>(void*, dtype, std::size_t, std::size_t, const tolerance&, double,
+                                             hipStream_t);
 
 // Expected values perturbed "well beyond" the tolerance at just more elements than it lets mismatch.
 inline host_array perturbed_probe(const host_array& expected, dtype out_type, std::size_t size, const tolerance& tol,

@@ -30,8 +30,8 @@
 
 #include "../judge.hpp"
 #include "../measure.hpp"
-#include "../options.hpp"
 #include "../results.hpp"
+#include "../run_options.hpp"
 #include "../statistics.hpp"
 #include "../stop_rule.hpp"
 #include "../timing.hpp"

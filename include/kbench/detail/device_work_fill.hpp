@@ -1,0 +1,17 @@
+// kbench/detail/device_work_fill.hpp: drawing inputs and perturbing a reference, for every element type,
+// compiled in one translation unit of the program's procedure (device_work.hpp says why).
+#pragma once
+
+#include "device_work.hpp"
+#include "teeth.hpp"
+
+namespace kbench {
+
+template void fill_random<void>(void*, dtype, std::size_t, const distribution&, std::uint64_t, std::uint64_t,
+                                hipStream_t);
+
+namespace detail {
+template void perturb_on_device<void>(void*, dtype, std::size_t, std::size_t, const tolerance&, double, hipStream_t);
+}  // namespace detail
+
+}  // namespace kbench
