@@ -4,8 +4,8 @@
 #   scripts/device-session.sh main      build, then the main job (correctness and timing of every case)
 #   scripts/device-session.sh extra     build, then the PyTorch comparison and the timing-accuracy table
 #   scripts/device-session.sh sanitize  build, then compute-sanitizer over the kernel tests
-#   scripts/device-session.sh harness   build, then kbench's own GPU tests (mutation suite, device
-#                                       comparison and its speed, timing cases, examples)
+#   scripts/device-session.sh harness   build, then kbench's own GPU tests (mutation and trust suites,
+#                                       device comparison and its speed, multi-device, timing cases, examples)
 #   KBENCH_SESSION_TESTS=<regex>        also run `ctest -R <regex>` (correctness, then perf) first
 set -uo pipefail
 stage=${1:-main}
@@ -58,8 +58,8 @@ case "$stage" in
     ;;
   harness)
     build_native
-    ctest --test-dir build/nvidia-native -R "mutation|device_compare|timing_test|example" --output-on-failure \
-      --verbose > "$out/harness.log" 2>&1
+    ctest --test-dir build/nvidia-native -R "mutation|trust|device_compare|multi_device|timing_test|example" \
+      --output-on-failure --verbose > "$out/harness.log" 2>&1
     status=$?
     grep -E "Test +#|tests passed|tests failed|FAILED|failed|passed \(|device comparison of" "$out/harness.log" | tail -40
     exit "$status"

@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
 # The main job: every shipped kernel comparison (correctness, then timing) on the GPU present, with
 # kbench's reports. Without a GPU it builds for AMD and NVIDIA and says what it could not run.
-#   scripts/run.sh            reports also land in build/reports/
+#   scripts/run.sh                reports also land in build/reports/
+#   scripts/run.sh --self-tests   then builds and runs kbench's own GPU self-tests too (the test command,
+#                                 scripts/test.sh, runs them on a GPU machine as well)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+self_tests=0
+case "${1:-}" in
+  "") ;;
+  --self-tests) self_tests=1 ;;
+  *) echo "usage: scripts/run.sh [--self-tests]" >&2; exit 2 ;;
+esac
 started=$(date +%s)
 stage "dependencies"
 ensure_deps
@@ -18,9 +26,9 @@ export KBENCH_JSON="$reports/json/"  # every test program writes <program>.<mode
 gpu=$(detect_gpu)
 export KBENCH_REQUIRE_GPU=1  # on a GPU machine, a GPU test that cannot run is a failure
 
-# The kernel comparisons first: their programs are built, checked, then timed (timing checks correctness
-# again before it times anything), both always run; then the rest is built and kbench's own GPU
-# self-tests (label harness) run, so that they never hold up a comparison.
+# The kernel comparisons alone are built, then checked, then timed (timing checks correctness again before
+# it times anything), both always run; with --self-tests the rest is built afterwards and kbench's own
+# GPU self-tests (label harness) run, so that they never hold up a comparison.
 # One test per GPU at a time, over every GPU present: CTest hands each test a GPU from the resource spec
 # (scripts/resource-spec.sh), and the test's JSON names it (device.ordinal, assigned_by, pci_bus_id).
 run_on_gpu() {
@@ -43,9 +51,11 @@ run_on_gpu() {
   run_ctest "$dir" -L perf -LE "^($left_out)\$" --verbose "$@" > "$reports/perf.log" 2>&1 || perf=$?
   sed -n '/kbench perf on/,/^[0-9]*: *$/p' "$reports/perf.log" | sed 's/^[0-9]*: //'
   grep -E "Test +#|tests passed|FAIL" "$reports/perf.log" || true
-  stage "kbench's own GPU self-tests (mutation, trust, device comparison, multi-device): build, then run"
-  cmake --build "$dir" -j "$JOBS" > "$reports/self-tests-build.log" 2>&1 || { tail -40 "$reports/self-tests-build.log"; harness=1; }
-  if [ "$harness" -eq 0 ]; then
+  if [ "$self_tests" -eq 1 ]; then
+    stage "kbench's own GPU self-tests (mutation, trust, device comparison, multi-device): build, then run"
+    cmake --build "$dir" -j "$JOBS" > "$reports/self-tests-build.log" 2>&1 || { tail -40 "$reports/self-tests-build.log"; harness=1; }
+  fi
+  if [ "$self_tests" -eq 1 ] && [ "$harness" -eq 0 ]; then
     run_ctest "$dir" -L harness "$@" > "$reports/self-tests.log" 2>&1 || harness=$?
     grep -E "Test +#|tests passed|FAIL" "$reports/self-tests.log" || true
   fi
