@@ -7,8 +7,16 @@
 #   KBENCH_MIRROR  the Debian mirror (default: the host's, from /etc/apt)
 # Needs root (debootstrap, chroot, mount). Exits 77 when it cannot run here, saying why; with
 # KBENCH_NEWER_ROCM=1 that is a failure (1) instead.
+#   scripts/newer-rocm.sh --prepare   only makes the chroot (network and disk; scripts/test.sh runs it
+#                                     beside its first stages)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
+prepare_only=0
+case "${1:-}" in
+  "") ;;
+  --prepare) prepare_only=1 ;;
+  *) echo "usage: scripts/newer-rocm.sh [--prepare]" >&2; exit 2 ;;
+esac
 
 targets="gfx942;gfx950"
 chroot_dir=${KBENCH_CHROOT:-$KBENCH_BUILD/chroot-rocm7}
@@ -132,6 +140,8 @@ EOF
   took install
 fi
 
+[ "$prepare_only" -eq 0 ] || exit 0
+
 # ---- the versions ----------------------------------------------------------------------------------
 hip_header=$chroot_dir/usr/include/hip/hip_version.h
 [ -f "$hip_header" ] || { echo "newer ROCm: no hip/hip_version.h in the chroot" >&2; exit 1; }
@@ -159,8 +169,10 @@ tr ';' '\n' <<< "$targets" > "$chroot_dir/build/targets.lst"
 
 say "newer ROCm: configure (CXX=hipcc, GPU_TARGETS=$targets)"
 begin
+linker=()  # lld, as scripts/common.sh's amd_linker_args, where the chroot has it
+if in_chroot sh -c 'command -v ld.lld' >/dev/null; then linker=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld); fi
 in_chroot env CXX=hipcc cmake -S "$src_in" -B "$build_in" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$targets" > "$build.configure.log" 2>&1 ||
+  -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$targets" ${linker[@]+"${linker[@]}"} > "$build.configure.log" 2>&1 ||
   { cat "$build.configure.log"; exit 1; }
 took configure
 

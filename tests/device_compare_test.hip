@@ -1,7 +1,10 @@
 // The device comparison path against the host engine: the same verdicts, counts, first indices and maxima,
 // sums to rounding, for every dtype and for clean and dirty outputs. And how fast it is: on two 1 GiB fp32
 // outputs, against copying both to the host and comparing there. Runs on a GPU (skipped without one).
+// The comparison and the drawing are the ones the procedure compiled (kbench/detail/device_work.hpp): the
+// code under test is what every kernel test runs.
 #include <kbench/compare.hpp>
+#include <kbench/detail/device_work.hpp>
 #include <kbench/device_buffer.hpp>
 #include <kbench/device_compare.hpp>
 #include <kbench/device_probe.hpp>
