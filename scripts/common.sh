@@ -88,12 +88,6 @@ ensure_deps() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-# amd_linker_args: CMake arguments for an AMD build to link with lld where it is installed (Debian's hipcc
-# brings it): GNU ld took about 2.5 s of a test program's 3.5 s link through hipcc.
-amd_linker_args() {
-  if command -v ld.lld >/dev/null; then echo "-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld"; fi
-}
-
 # Prints "nvidia", "amd" or "none".
 detect_gpu() {
   if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q GPU; then

@@ -169,10 +169,8 @@ tr ';' '\n' <<< "$targets" > "$chroot_dir/build/targets.lst"
 
 say "newer ROCm: configure (CXX=hipcc, GPU_TARGETS=$targets)"
 begin
-linker=()  # lld, as scripts/common.sh's amd_linker_args, where the chroot has it
-if in_chroot sh -c 'command -v ld.lld' >/dev/null; then linker=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld); fi
 in_chroot env CXX=hipcc cmake -S "$src_in" -B "$build_in" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$targets" ${linker[@]+"${linker[@]}"} > "$build.configure.log" 2>&1 ||
+  -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$targets" > "$build.configure.log" 2>&1 ||
   { cat "$build.configure.log"; exit 1; }
 took configure
 

@@ -84,15 +84,13 @@ case "$gpu" in
   amd)
     targets=$(amd_gpu_targets)
     stage "AMD GPU: $targets; building the comparisons"
-    CXX=hipcc configure_comparisons "$KBENCH_BUILD/amd-native" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$targets" \
-      $(amd_linker_args)
+    CXX=hipcc configure_comparisons "$KBENCH_BUILD/amd-native" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$targets"
     run_on_gpu "$KBENCH_BUILD/amd-native"
     ;;
   none)
     unset KBENCH_REQUIRE_GPU
     stage "no GPU here: building for AMD (gfx906;gfx90a) and NVIDIA (sm_90) to show that everything compiles"
-    CXX=hipcc configure_and_build "$KBENCH_BUILD/amd" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=gfx906;gfx90a" \
-      $(amd_linker_args)
+    CXX=hipcc configure_and_build "$KBENCH_BUILD/amd" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=gfx906;gfx90a"
     if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
       configure_and_build "$KBENCH_BUILD/nvidia" -DKBENCH_GPU_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=90 \
         -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"

@@ -55,7 +55,7 @@ fi
 # checked the host headers; the AMD build checks the GPU headers, the NVIDIA build the headers that differ
 # by platform (tests/CMakeLists.txt); the chroot of stage 5, with other libraries, checks them all.
 CXX=hipcc configure_and_build "$KBENCH_BUILD/amd" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$KBENCH_AMD_TARGETS" \
-  -DKBENCH_HEADER_CHECKS=gpu $(amd_linker_args)
+  -DKBENCH_HEADER_CHECKS=gpu
 run_ctest "$KBENCH_BUILD/amd" -j "$JOBS"
 
 if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then

@@ -13,7 +13,6 @@ work=${1:?work dir}
 rm -rf "$work" && mkdir -p "$work"
 platform=(-DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=${KBENCH_CONSUMER_TARGETS:-gfx90a}")
 compiler=hipcc
-if command -v ld.lld >/dev/null; then platform+=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld); fi  # as scripts/common.sh
 if [ "${KBENCH_CONSUMER_PLATFORM:-amd}" = nvidia ]; then
   platform=(-DKBENCH_GPU_PLATFORM=nvidia "-DCMAKE_CUDA_ARCHITECTURES=${KBENCH_CUDA_ARCHS:-90}")
   compiler=g++
