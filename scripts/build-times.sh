@@ -24,7 +24,7 @@ nvcc=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/c
 # No compiler cache: every figure is a first build.
 export CCACHE_DISABLE=1
 
-seconds() { local t0; t0=$(date +%s.%N); "$@" > "$work/last.log" 2>&1 || { cat "$work/last.log"; exit 1; }
+seconds() { local t0; t0=$(date +%s.%N); "$@" > "$work/last.log" 2>&1 || { cat "$work/last.log" >&2; exit 1; }
             echo "$(date +%s.%N) - $t0" | bc | xargs printf '%.1f'; }
 object_of() { ninja -C "$1" -t targets all | sed -n "s|^\([^:]*$2\.o\): .*|\1|p" | head -1; }
 # report <what> <seconds> [yardstick seconds] [budget seconds]
@@ -65,9 +65,9 @@ EOF
 amd_yardstick=$(seconds hipcc -std=c++17 -O3 -x hip --offload-arch=gfx90a -c "$work/yardstick.hip" -o "$work/yardstick.o")
 report "yardstick: hipcc -O3, gfx90a, one kernel file" "$amd_yardstick"
 if [ -n "$nvcc" ]; then
-  include=$(dirname "$(find /usr/include /opt/rocm/include -maxdepth 2 -name hip_runtime.h -path '*hip/*' 2>/dev/null | head -1)")
+  # HIP's headers from the compiler's own paths (Debian's, in /usr/include), or from $HIP_INCLUDE_DIR.
   nvidia_yardstick=$(seconds "$nvcc" -std=c++17 -O3 -arch=sm_90 -x cu -D__HIP_PLATFORM_NVIDIA__ \
-    -include "$src/include/kbench/nvidia/cuda_compat.hpp" -isystem "$(dirname "$include")" \
+    -include "$src/include/kbench/nvidia/cuda_compat.hpp" ${HIP_INCLUDE_DIR:+-isystem "$HIP_INCLUDE_DIR"} \
     -c "$work/yardstick.hip" -o "$work/yardstick-nv.o")
   report "yardstick: nvcc -O3, sm_90, one kernel file" "$nvidia_yardstick"
 fi

@@ -10,14 +10,12 @@ set -eu
 case "$(basename "$1")" in
   nvcc*) exec "$@" -fdevice-syntax-only ;;
 esac
-# The command without -c, which a syntax-only run leaves unused (newer clangs warn of it).
 object=""
 previous=""
 for argument in "$@"; do
-  shift
   [ "$previous" = "-o" ] && object=$argument
   previous=$argument
-  [ "$argument" = "-c" ] || set -- "$@" "$argument"
 done
-"$@" -fsyntax-only
+# A syntax-only run leaves -c unused, which clang says (gcc ignores a -Wno- it does not know).
+"$@" -fsyntax-only -Wno-unused-command-line-argument
 [ -z "$object" ] || : > "$object"
