@@ -52,8 +52,8 @@ compiler_cache_args=()
 use_compiler_cache() {
   [ "${KBENCH_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null || return 0
   export CCACHE_DIR=${CCACHE_DIR:-$KBENCH_BUILD/ccache}
-  # Paths below the build's common root are hashed relative to the build folder, so that the same file
-  # reached through another folder of the same shape is the same compile.
+  # Absolute paths are hashed relative to the build folder (base /), so that the same file reached from
+  # another build folder at the same depth (the consumer routes) is the same compile.
   export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/}
   export CCACHE_NOHASHDIR=1
   compiler_cache_args=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
