@@ -103,15 +103,20 @@ amd_gpu_targets() {
   rocm_agent_enumerator 2>/dev/null | grep -v gfx000 | sort -u | paste -sd';' -
 }
 
-# configure_and_build <dir> <cmake args...>
-configure_and_build() {
+# configure <dir> <cmake args...>: a Release build folder of this tree (its log beside it, shown on failure).
+configure() {
   local dir=$1
   shift
   mkdir -p "$(dirname "$dir")"
   cmake -S "$KBENCH_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release ${compiler_cache_args[@]+"${compiler_cache_args[@]}"} "$@" \
     > "$dir.configure.log" 2>&1 ||
     { cat "$dir.configure.log"; return 1; }
-  cmake --build "$dir" -j "$JOBS"
+}
+
+# configure_and_build <dir> <cmake args...>
+configure_and_build() {
+  configure "$@"
+  cmake --build "$1" -j "$JOBS"
 }
 
 # Runs ctest in <dir> with extra arguments, then lists every skipped test with the reason it printed.

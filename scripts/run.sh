@@ -17,13 +17,13 @@ stage "dependencies"
 ensure_deps
 # Each stage's time, at the end of every run; on a GPU, against the main job's budget (120 s on the H200
 # from a fresh copy, build included).
+gpu=$(detect_gpu)
 budget=0
-[ "$(detect_gpu)" = none ] || budget=${KBENCH_RUN_BUDGET:-120}
+[ "$gpu" = none ] || budget=${KBENCH_RUN_BUDGET:-120}
 trap 'status=$?; print_stage_times "$started" "$status" "$budget" "the main job'"'"'s budget"; exit $status' EXIT
 reports="$KBENCH_BUILD/reports"
 mkdir -p "$reports/json"
 export KBENCH_JSON="$reports/json/"  # every test program writes <program>.<mode>.json there
-gpu=$(detect_gpu)
 export KBENCH_REQUIRE_GPU=1  # on a GPU machine, a GPU test that cannot run is a failure
 
 # The kernel comparisons alone are built, then checked, then timed (timing checks correctness again before
@@ -53,11 +53,13 @@ run_on_gpu() {
   grep -E "Test +#|tests passed|FAIL" "$reports/perf.log" || true
   if [ "$self_tests" -eq 1 ]; then
     stage "kbench's own GPU self-tests (mutation, trust, device comparison, multi-device): build, then run"
-    cmake --build "$dir" -j "$JOBS" > "$reports/self-tests-build.log" 2>&1 || { tail -40 "$reports/self-tests-build.log"; harness=1; }
-  fi
-  if [ "$self_tests" -eq 1 ] && [ "$harness" -eq 0 ]; then
-    run_ctest "$dir" -L harness "$@" > "$reports/self-tests.log" 2>&1 || harness=$?
-    grep -E "Test +#|tests passed|FAIL" "$reports/self-tests.log" || true
+    if cmake --build "$dir" -j "$JOBS" > "$reports/self-tests-build.log" 2>&1; then
+      run_ctest "$dir" -L harness "$@" > "$reports/self-tests.log" 2>&1 || harness=$?
+      grep -E "Test +#|tests passed|FAIL" "$reports/self-tests.log" || true
+    else
+      tail -40 "$reports/self-tests-build.log"
+      harness=1
+    fi
   fi
   stage_end
   say "full reports in $reports (correctness exit $correctness, perf exit $perf, self-tests exit $harness)"
@@ -66,12 +68,8 @@ run_on_gpu() {
 
 # configure_comparisons <dir> <cmake args...>: configures, then builds only the kernel comparisons.
 configure_comparisons() {
-  local dir=$1
-  shift
-  mkdir -p "$(dirname "$dir")"
-  cmake -S "$KBENCH_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@" > "$dir.configure.log" 2>&1 ||
-    { cat "$dir.configure.log"; return 1; }
-  cmake --build "$dir" -j "$JOBS" --target kbench_kernel_tests
+  configure "$@"
+  cmake --build "$1" -j "$JOBS" --target kbench_kernel_tests
 }
 
 case "$gpu" in
