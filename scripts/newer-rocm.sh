@@ -167,10 +167,12 @@ mount -o remount,bind,ro "$chroot_dir$src_in"
 mkdir -p "$build"
 tr ';' '\n' <<< "$targets" > "$chroot_dir/build/targets.lst"
 
+# Every header checked alone (other libraries than the host build's); the host-side unit tests at -O1, as
+# in the AMD build of scripts/test.sh.
 say "newer ROCm: configure (CXX=hipcc, GPU_TARGETS=$targets)"
 begin
 in_chroot env CXX=hipcc cmake -S "$src_in" -B "$build_in" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$targets" > "$build.configure.log" 2>&1 ||
+  -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$targets" -DKBENCH_UNIT_TEST_OPTIONS=-O1 > "$build.configure.log" 2>&1 ||
   { cat "$build.configure.log"; exit 1; }
 took configure
 

@@ -10,11 +10,21 @@ set -eu
 case "$(basename "$1")" in
   nvcc*) exec "$@" -fdevice-syntax-only ;;
 esac
+# The first AMD target only: that a header compiles alone is a property of its text and the platform, and
+# each further target would parse it once more; the programs compile every header for every target.
 object=""
 previous=""
+targets=0
 for argument in "$@"; do
+  shift
   [ "$previous" = "-o" ] && object=$argument
   previous=$argument
+  case "$argument" in
+    --offload-arch=*|--cuda-gpu-arch=*)
+      targets=$((targets + 1))
+      [ "$targets" -eq 1 ] || continue ;;
+  esac
+  set -- "$@" "$argument"
 done
 # A syntax-only run leaves -c unused, which clang says (gcc ignores a -Wno- it does not know).
 "$@" -fsyntax-only -Wno-unused-command-line-argument

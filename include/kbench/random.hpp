@@ -1,5 +1,8 @@
 // kbench/random.hpp: inputs drawn on the device with hipRAND's device API (Philox4x32-10), which works on
 // both platforms (HIP's NVIDIA platform has no host hipRAND library here, and none is needed).
+// Declared here; the kernels and hipRAND's headers (half of a translation unit's parse) are in
+// detail/random_kernels.hpp, compiled once per program in the procedure's device work
+// (detail/device_work.hpp), so that what calls them does not parse hipRAND.
 //
 // Element i depends only on (seed, i): the chunk of four elements holding i uses Philox subsequence i / 4.
 // So an input is reproducible for a given seed on a given platform, whatever grid fills it.
@@ -8,15 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-
-#if defined(__clang__)
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-W#warnings"  // rocRAND 5.2 warns that it knows no gfx90a inline asm
-#endif
-#include <hiprand/hiprand_kernel.h>
-#if defined(__clang__)
-#pragma clang diagnostic pop
-#endif
+#include <type_traits>
 
 #include "distribution.hpp"
 #include "hip_check.hpp"
@@ -50,111 +45,18 @@ __device__ inline T sample_cast(double v) {
   }
 }
 
-struct fill_parameters {
-  distribution::kind shape;
-  double a;
-  double b;
-  std::uint64_t seed;
-};
-
-template <class T>
-__global__ void fill_kernel(T* out, std::size_t n, fill_parameters p) {
-  const std::size_t chunks = (n + 3) / 4;
-  for (std::size_t chunk = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; chunk < chunks;
-       chunk += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    double v[4];
-    if (p.shape == distribution::kind::arange) {
-      for (int k = 0; k < 4; ++k) v[k] = p.a + p.b * static_cast<double>(chunk * 4 + k);
-    } else {
-      hiprandStatePhilox4_32_10_t state;
-      hiprand_init(p.seed, chunk, 0, &state);
-      if constexpr (std::is_integral_v<T>) {
-        // Integers: uniform over [ceil(a), floor(b)], or a rounded normal.
-        if (p.shape == distribution::kind::uniform) {
-          const double low = ceil(p.a);
-          const double range = floor(p.b) - low + 1.0;
-          const uint4 r = hiprand4(&state);
-          const unsigned int words[4] = {r.x, r.y, r.z, r.w};
-          for (int k = 0; k < 4; ++k) {
-            // 32 random bits scaled to the range; ranges wider than 2^32 take extra bits from the next draw.
-            double u = static_cast<double>(words[k]) / 4294967296.0;
-            if (range > 4294967296.0) u += static_cast<double>(hiprand(&state)) / 18446744073709551616.0;
-            v[k] = low + floor(u * range);
-          }
-        } else {
-          const float4 z = hiprand_normal4(&state);
-          v[0] = p.a + p.b * z.x, v[1] = p.a + p.b * z.y, v[2] = p.a + p.b * z.z, v[3] = p.a + p.b * z.w;
-        }
-      } else if constexpr (std::is_same_v<T, double>) {
-        for (int k = 0; k < 4; k += 2) {
-          const double2 d = p.shape == distribution::kind::uniform ? hiprand_uniform2_double(&state)
-                                                                   : hiprand_normal2_double(&state);
-          if (p.shape == distribution::kind::uniform) {
-            v[k] = p.a + (p.b - p.a) * (1.0 - d.x), v[k + 1] = p.a + (p.b - p.a) * (1.0 - d.y);
-          } else {
-            v[k] = p.a + p.b * d.x, v[k + 1] = p.a + p.b * d.y;
-          }
-        }
-      } else {
-        if (p.shape == distribution::kind::uniform) {
-          const float4 u = hiprand_uniform4(&state);  // (0, 1]; 1 - u is in [0, 1)
-          const float us[4] = {u.x, u.y, u.z, u.w};
-          for (int k = 0; k < 4; ++k) v[k] = p.a + (p.b - p.a) * (1.0 - static_cast<double>(us[k]));
-        } else {
-          const float4 z = hiprand_normal4(&state);
-          v[0] = p.a + p.b * z.x, v[1] = p.a + p.b * z.y, v[2] = p.a + p.b * z.z, v[3] = p.a + p.b * z.w;
-        }
-      }
-    }
-    for (int k = 0; k < 4; ++k) {
-      if (chunk * 4 + k < n) out[chunk * 4 + k] = sample_cast<T>(v[k]);
-    }
-  }
-}
-
-template <class T>
-void launch_fill(void* out, std::size_t n, const fill_parameters& p, hipStream_t stream) {
-  constexpr unsigned int threads = 256;
-  const std::size_t chunks = (n + 3) / 4;
-  const auto blocks = static_cast<unsigned int>(std::min<std::size_t>((chunks + threads - 1) / threads, 65535));
-  hipLaunchKernelGGL(fill_kernel<T>, dim3(blocks), dim3(threads), 0, stream, static_cast<T*>(out), n, p);
-  KBENCH_HIP_CHECK_LAUNCH();
-}
-
-template <class Word>
-__global__ void rotate_kernel(Word* out, const Word* in, std::size_t n, std::size_t offset) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const std::size_t from = i + offset;
-    out[i] = in[from < n ? from : from - n];
-  }
-}
-
 }  // namespace detail
 
 // out[i] = in[(i + offset) mod size], elements of dtype `type` (offset < size): the same values,
 // elsewhere. A device copy's cost, where drawing anew runs the generator.
-inline void rotate_elements(void* out, const void* in, dtype type, std::size_t size, std::size_t offset,
-                            hipStream_t stream) {
-  if (size == 0) return;
-  visit_dtype(type, [&](auto d) {
-    using Word = word_t<decltype(d)::value>;
-    const auto blocks = static_cast<unsigned int>(std::min<std::size_t>((size + 255) / 256, 8192));
-    hipLaunchKernelGGL(detail::rotate_kernel<Word>, dim3(blocks), dim3(256), 0, stream, static_cast<Word*>(out),
-                       static_cast<const Word*>(in), size, offset);
-    KBENCH_HIP_CHECK_LAUNCH();
-  });
-}
+template <class Unused = void>
+void rotate_elements(void* out, const void* in, dtype type, std::size_t size, std::size_t offset, hipStream_t stream);
 
 // Fills `size` elements of dtype `type` at `out` from `init`, reproducibly for (seed, stream_id).
-// A template (call it as a function), so that a translation unit that includes this header without
-// calling it compiles no fill kernel; a program's procedure compiles it once (detail/device_work.hpp).
+// Templates (call them as functions), defined in detail/random_kernels.hpp and compiled once per program:
+// a translation unit that calls them compiles none of their kernels, and links the program's procedure.
 template <class Unused = void>
 void fill_random(void* out, dtype type, std::size_t size, const distribution& init, std::uint64_t seed,
-                 std::uint64_t stream_id, hipStream_t stream) {
-  if (size == 0) return;
-  const detail::fill_parameters p{init.shape, init.a, init.b, detail::mix_seed(seed ^ detail::mix_seed(stream_id))};
-  visit_dtype(type, [&](auto d) { detail::launch_fill<element_t<decltype(d)::value>>(out, size, p, stream); });
-}
+                 std::uint64_t stream_id, hipStream_t stream);
 
 }  // namespace kbench
