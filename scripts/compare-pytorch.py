@@ -12,6 +12,7 @@ last columns give the bytes that must move and the measured time.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -29,11 +30,12 @@ torch.manual_seed(0)
 
 def kbench(program, case_filter):
     """Runs one case of a kbench program in perf mode; returns its JSON case record."""
-    path = os.path.join(args.out, f"{program}.perf.json")
+    stem = f"{program}.{re.sub(r'[^A-Za-z0-9]+', '_', case_filter)}"  # a program can hold several cases
+    path = os.path.join(args.out, f"{stem}.perf.json")
     cmd = [os.path.join(args.build, "tests", program), "perf", "--json", path,
            f"--benchmark_filter={case_filter}"]
     run = subprocess.run(cmd, capture_output=True, text=True)
-    with open(os.path.join(args.out, f"{program}.perf.log"), "w") as log:
+    with open(os.path.join(args.out, f"{stem}.perf.log"), "w") as log:
         log.write(run.stdout + run.stderr)
     doc = json.load(open(path))
     cases = [c for c in doc["cases"] if c["timing"] is not None]
@@ -90,7 +92,7 @@ def add_rms():
     return rms_norm(hsum, w)
 
 
-ops.append(("add+rmsnorm fp16", "add_rmsnorm_fp16_test", "rows=16384/cols=8192", add_rms))
+ops.append(("add+rmsnorm fp16", "add_rmsnorm_test", "add_rmsnorm_fp16/rows=16384/cols=8192", add_rms))
 xb, resb, wb = x.bfloat16(), res.bfloat16(), w.bfloat16()
 
 
@@ -100,7 +102,7 @@ def add_rms_bf16():
     return rms_norm(hsum, wb)
 
 
-ops.append(("add+rmsnorm bf16", "add_rmsnorm_bf16_test", "rows=16384/cols=8192", add_rms_bf16))
+ops.append(("add+rmsnorm bf16", "add_rmsnorm_test", "add_rmsnorm_bf16/rows=16384/cols=8192", add_rms_bf16))
 sx = torch.randn(4096, 32768, device=dev).mul(4).add(100).half()
 ops.append(("softmax fp16", "softmax_test", "rows=4096/cols=32768", lambda: torch.softmax(sx, dim=-1)))
 W, xv = h(28672, 8192), h(8192)
@@ -112,16 +114,16 @@ T, HQ, HK, D = 16384, 32, 8, 128
 q, k = h(T, HQ, D), h(T, HK, D)
 pos = torch.randint(0, 4096, (T,), device=dev, dtype=torch.int32)
 cos, sin = torch.rand(4096, D // 2, device=dev), torch.rand(4096, D // 2, device=dev)
-ops.append(("rope neox fp16", "rope_fp16_test", "tokens=16384", lambda: rope_neox(q, k, pos, cos, sin)))
+ops.append(("rope neox fp16", "rope_test", "rope_fp16/tokens=16384", lambda: rope_neox(q, k, pos, cos, sin)))
 qb, kb = q.bfloat16(), k.bfloat16()
-ops.append(("rope gptj bf16", "rope_bf16_test", "tokens=16384", lambda: rope_gptj(qb, kb, pos, cos, sin)))
+ops.append(("rope gptj bf16", "rope_test", "rope_bf16/tokens=16384", lambda: rope_gptj(qb, kb, pos, cos, sin)))
 qx = torch.randn(R, C, device=dev).mul(2).half()
 ops.append(("quant int8", "quant_int8_test", "rows=16384/cols=8192", lambda: quant(qx, 127.0, torch.int8)))
 ops.append(("quant fp8 e4m3", "quant_fp8_test", "rows=16384/cols=8192", lambda: quant(qx, 448.0, torch.float8_e4m3fn)))
 logits = torch.randn(512, 128256, device=dev) * 4
-ops.append(("argmax fp32", "argmax_fp32_test", "batch=512/vocab=128256", lambda: torch.argmax(logits, dim=-1)))
+ops.append(("argmax fp32", "argmax_test", "argmax_fp32/batch=512/vocab=128256", lambda: torch.argmax(logits, dim=-1)))
 logits16 = (torch.rand(1024, 128256, device=dev) * 16 - 8).half()
-ops.append(("argmax fp16", "argmax_fp16_test", "batch=1024/vocab=128256", lambda: torch.argmax(logits16, dim=-1)))
+ops.append(("argmax fp16", "argmax_test", "argmax_fp16/batch=1024/vocab=128256", lambda: torch.argmax(logits16, dim=-1)))
 
 rows = []
 for label, program, case_filter, fn in ops:

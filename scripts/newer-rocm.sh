@@ -25,7 +25,9 @@ build=$chroot_dir$build_in         # and as this machine sees it
 src_in=/kbench                     # KBENCH_ROOT, bind-mounted read-only
 marker=$chroot_dir/.kbench-complete
 # What a complete chroot holds: when this changes, the chroot is made anew.
-recipe="sid + experimental (-t experimental): $(xargs <<< "$KBENCH_PACKAGES")"
+# kbench's packages, and jsonschema for the results documents' schema tests.
+chroot_packages="$KBENCH_PACKAGES python3-jsonschema"
+recipe="sid + experimental (-t experimental): $(xargs <<< "$chroot_packages")"
 
 cannot_run() {
   echo "newer ROCm: not run: $*"
@@ -133,7 +135,7 @@ EOF
   mount_at "$chroot_dir/proc" -t proc proc
   # In one step: sid first and an upgrade afterwards would leave two clangs.
   # shellcheck disable=SC2086
-  { in_chroot apt-get update -q && in_chroot apt-get install -y -q -t experimental $KBENCH_PACKAGES &&
+  { in_chroot apt-get update -q && in_chroot apt-get install -y -q -t experimental $chroot_packages &&
       in_chroot apt-get clean; } > "$chroot_dir.install.log" 2>&1 ||
     { tail -n 30 "$chroot_dir.install.log"; echo "newer ROCm: apt-get failed in the chroot (log: $chroot_dir.install.log)" >&2; exit 1; }
   echo "$recipe" > "$marker"

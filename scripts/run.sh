@@ -32,7 +32,7 @@ export KBENCH_REQUIRE_GPU=1  # on a GPU machine, a GPU test that cannot run is a
 # One test per GPU at a time, over every GPU present: CTest hands each test a GPU from the resource spec
 # (scripts/resource-spec.sh), and the test's JSON names it (device.ordinal, assigned_by, pci_bus_id).
 run_on_gpu() {
-  local dir=$1 correctness=0 perf=0 harness=0 gpus
+  local dir=$1 correctness=0 perf=0 documents=0 harness=0 gpus
   "$KBENCH_ROOT/scripts/resource-spec.sh" "$reports/gpus.json"
   gpus=$(grep -c '"id"' "$reports/gpus.json")
   set -- --resource-spec-file "$reports/gpus.json" -j "$gpus"
@@ -51,6 +51,8 @@ run_on_gpu() {
   run_ctest "$dir" -L perf -LE "^($left_out)\$" --verbose "$@" > "$reports/perf.log" 2>&1 || perf=$?
   sed -n '/kbench perf on/,/^[0-9]*: *$/p' "$reports/perf.log" | sed 's/^[0-9]*: //'
   grep -E "Test +#|tests passed|FAIL" "$reports/perf.log" || true
+  stage "the results documents against their schema (schema/kbench-results-1.schema.json)"
+  check_documents "$reports/json" || documents=$?
   if [ "$self_tests" -eq 1 ]; then
     stage "kbench's own GPU self-tests (mutation, trust, device comparison, multi-device): build, then run"
     if cmake --build "$dir" -j "$JOBS" > "$reports/self-tests-build.log" 2>&1; then
@@ -62,8 +64,29 @@ run_on_gpu() {
     fi
   fi
   stage_end
-  say "full reports in $reports (correctness exit $correctness, perf exit $perf, self-tests exit $harness)"
-  [ "$correctness" -eq 0 ] && [ "$perf" -eq 0 ] && [ "$harness" -eq 0 ]
+  say "full reports in $reports (correctness exit $correctness, perf exit $perf, documents exit $documents," \
+      "self-tests exit $harness)"
+  [ "$correctness" -eq 0 ] && [ "$perf" -eq 0 ] && [ "$documents" -eq 0 ] && [ "$harness" -eq 0 ]
+}
+
+# check_documents <folder>: every results document there against the schema, with the first python3 that
+# has jsonschema; without one, says so (exit 0: nothing was checked, and the line says it).
+check_documents() {
+  local python="" status=0
+  for candidate in python3 /usr/bin/python3; do
+    if command -v "$candidate" >/dev/null && "$candidate" -c "import jsonschema" 2>/dev/null; then
+      python=$candidate
+      break
+    fi
+  done
+  if [ -z "$python" ]; then
+    echo "NOT CHECKED: no python3 here has jsonschema (Debian: python3-jsonschema)"
+    return 0
+  fi
+  "$python" "$KBENCH_ROOT/tests/data/check_schema.py" "$KBENCH_ROOT/schema/kbench-results-1.schema.json" "$1"/*.json \
+    > "$reports/schema.log" 2>&1 || status=$?
+  tail -1 "$reports/schema.log"
+  [ "$status" -eq 0 ] || { grep -v ": valid$" "$reports/schema.log" | head -40; return "$status"; }
 }
 
 # configure_comparisons <dir> <cmake args...>: configures, then builds only the kernel comparisons.

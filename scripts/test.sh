@@ -17,7 +17,7 @@ set -euo pipefail
 source "$(dirname "$0")/common.sh"
 started=$(date +%s)
 stage "dependencies"
-KBENCH_EXTRA_PACKAGES="clang-14 libclang-rt-14-dev python3-matplotlib ccache"  # libFuzzer, sanitizer runtimes, plots
+KBENCH_EXTRA_PACKAGES="clang-14 libclang-rt-14-dev python3-matplotlib python3-jsonschema ccache"  # libFuzzer, sanitizer runtimes, plots, schema
 ensure_deps
 mkdir -p "$KBENCH_BUILD"
 : > "$KBENCH_BUILD/ctest-tally"

@@ -1,6 +1,7 @@
 // The device comparison path against the host engine: the same verdicts, counts, first indices and maxima,
 // sums to rounding, for every dtype and for clean and dirty outputs. And how fast it is: on two 1 GiB fp32
-// outputs, against copying both to the host and comparing there. Runs on a GPU (skipped without one).
+// outputs, against copying both to the host and comparing there, and on 256 MiB outputs of every element
+// width. Runs on a GPU (skipped without one).
 // The comparison and the drawing are the ones the procedure compiled (kbench/detail/device_work.hpp): the
 // code under test is what every kernel test runs.
 #include <kbench/compare.hpp>
@@ -134,6 +135,37 @@ TEST_CASE("comparing two 1 GiB outputs on the device, against copying them to th
   CHECK(h.passed);
   CHECK(d.result.cosine_similarity == Approx(h.cosine_similarity).epsilon(1e-12));
   CHECK(rate >= 0.5 * copy.bytes_per_second);
+}
+
+// Every element width, floats and integers: 256 MiB outputs, equal (the common case of a passing check).
+TEST_CASE("comparing 256 MiB outputs on the device, every element width", "[.][speed]") {
+  const std::size_t bytes = std::size_t{1} << 28;
+  const kbench::copy_bandwidth copy = kbench::measure_copy_bandwidth();
+  kbench::stream s;
+  kbench::device_allocation a(bytes), e(bytes);
+  for (const dtype t : {dtype::f64, dtype::f32, dtype::f16, dtype::bf16, dtype::f8e4m3, dtype::i8, dtype::i32, dtype::i64}) {
+    const std::size_t n = bytes / kbench::info(t).size;
+    kbench::fill_random(e.data(), t, n, kbench::normal(0.0, 4.0), 0x5EED, 0, s.get());
+    KBENCH_HIP_CHECK(hipMemcpyAsync(a.data(), e.data(), bytes, hipMemcpyDeviceToDevice, s.get()));
+    s.synchronize();
+    const kbench::tolerance rule = kbench::info(t).is_float ? kbench::make_tolerance(tol::allclose{1e-3, 1e-5})
+                                                            : kbench::make_tolerance(tol::exact{});
+    const std::vector<std::size_t> extents{n};
+    kbench::device_comparison d;
+    std::vector<double> seconds;
+    for (int i = 0; i < 6; ++i) {  // the first loads the code and sizes the grid
+      const auto t0 = std::chrono::steady_clock::now();
+      d = kbench::compare_on_device(a.data(), e.data(), t, n, extents, rule, s.get());
+      if (i > 0) seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const double rate = 2.0 * static_cast<double>(bytes) / kbench::summarize(seconds).median;
+    std::printf("device comparison, %-7s %8.3f ms, %.2f TB/s read (%.0f%% of copy)\n", std::string(kbench::info(t).name).c_str(),
+                kbench::summarize(seconds).median * 1e3, rate / 1e12, 100 * rate / copy.bytes_per_second);
+    CAPTURE(kbench::info(t).name);
+    CHECK(d.clean);
+    CHECK(d.result.passed);
+    CHECK(rate >= 0.5 * copy.bytes_per_second);
+  }
 }
 
 namespace {

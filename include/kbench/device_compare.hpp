@@ -160,13 +160,27 @@ __device__ inline void compare_element(thread_tally& t, std::size_t i, typename 
   t.mismatches += !ok;
 }
 
-// G finite floats at once (four, or two of 64 bits), with compare_element's result on each: the common
-// case (the poison pattern is a NaN, so it is not among them) without a branch per element. The maxima are
+// G floats at once (four, or two of 64 bits), with compare_element's result on each: the common case (all
+// finite; the poison pattern is a NaN, so it is not among them) without a branch per element. The maxima are
 // compared once per group and replaced element by element, in index order, only when the group holds a
-// candidate.
+// candidate. A group holding a NaN or an Inf goes through compare_element, in a loop that is not unrolled
+// and reads the elements again (from the cache): one copy of that code per group of the kernel's unrolled
+// chunk instead of one per element, which was most of the comparison's compile time.
 template <class R, int G>
-__device__ inline void compare_finite_group(thread_tally& t, std::size_t first, const typename R::storage* sa,
-                                            const typename R::storage* se, const compare_parameters& c) {
+__device__ inline void compare_group(thread_tally& t, std::size_t first, const typename R::storage* sa,
+                                     const typename R::storage* se, const typename R::storage* actual,
+                                     const typename R::storage* expected, typename R::storage constant,
+                                     typename R::storage poison, const compare_parameters& c) {
+  bool finite = true;
+#pragma unroll
+  for (int k = 0; k < G; ++k) finite = finite && R::finite_bits(sa[k]) && R::finite_bits(se[k]);
+  if (!finite) {
+#pragma unroll 1
+    for (std::size_t i = first; i < first + G; ++i) {
+      compare_element<R>(t, i, actual ? actual[i] : constant, expected[i], poison, c);
+    }
+    return;
+  }
   using distance = typename R::distance;
   double abs_err[G], magnitude[G];
   double group_max = 0.0;
@@ -264,47 +278,31 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
       for (int k = 0; k < per_vector; ++k) a.elements[k] = constant;
     }
   };
-  // A thread meets its elements in increasing index order, as thread_tally requires. Floats come `unroll`
-  // vectors at a time; when all of them are finite (the common case) they take the group path, unrolled.
-  // Anything else (integers, a NaN or Inf, poison, the last vectors) goes element by element, one vector at
-  // a time in a loop that is not unrolled: one copy of that code per kernel instead of one per element of
-  // the unrolled chunk, which was most of the comparison's compile time.
-  for (std::size_t v = first; v < vectors; v += unroll * stride) {
-    if constexpr (R::is_float) {
-      if (v + (unroll - 1) * stride < vectors) {
-        chunk a[unroll], e[unroll];
+  // A thread meets its elements in increasing index order, as thread_tally requires.
+  std::size_t v = first;
+  if constexpr (R::is_float) {
+    for (; v + (unroll - 1) * stride < vectors; v += unroll * stride) {
+      chunk a[unroll], e[unroll];
 #pragma unroll
-        for (int u = 0; u < unroll; ++u) load(v + u * stride, a[u], e[u]);
-        bool finite = true;
+      for (int u = 0; u < unroll; ++u) load(v + u * stride, a[u], e[u]);
 #pragma unroll
-        for (int u = 0; u < unroll; ++u) {
+      for (int u = 0; u < unroll; ++u) {
 #pragma unroll
-          for (int k = 0; k < per_vector; ++k) {
-            finite = finite && R::finite_bits(a[u].elements[k]) && R::finite_bits(e[u].elements[k]);
-          }
-        }
-        if (finite) {
-#pragma unroll
-          for (int u = 0; u < unroll; ++u) {
-#pragma unroll
-            for (int k = 0; k < per_vector; k += group) {
-              compare_finite_group<R, group>(tally, (v + u * stride) * per_vector + k, a[u].elements + k,
-                                             e[u].elements + k, c);
-            }
-          }
-          continue;
+        for (int k = 0; k < per_vector; k += group) {
+          compare_group<R, group>(tally, (v + u * stride) * per_vector + k, a[u].elements + k, e[u].elements + k,
+                                  actual, expected, constant, poison, c);
         }
       }
     }
+  }
+  // Integers (and the floats' last vectors): element by element, a vector at a time, in a loop that is not
+  // unrolled over vectors.
 #pragma unroll 1
-    for (std::size_t w = v; w < vectors && w < v + unroll * stride; w += stride) {
-      chunk a, e;
-      load(w, a, e);
+  for (; v < vectors; v += stride) {
+    chunk a, e;
+    load(v, a, e);
 #pragma unroll
-      for (int k = 0; k < per_vector; ++k) {
-        compare_element<R>(tally, w * per_vector + k, a.elements[k], e.elements[k], poison, c);
-      }
-    }
+    for (int k = 0; k < per_vector; ++k) compare_element<R>(tally, v * per_vector + k, a.elements[k], e.elements[k], poison, c);
   }
   for (std::size_t i = vectors * per_vector + first; i < c.n; i += stride) {
     compare_element<R>(tally, i, actual ? actual[i] : constant, expected[i], poison, c);

@@ -2,68 +2,12 @@
 // Written by `<program> correctness|perf --json <path>` (or KBENCH_JSON=<path>). HIP-free; opt-in (it
 // pulls in nlohmann/json), included by main.hpp only.
 //
-// Schema "kbench-results/1" (every key always present; numbers that are not finite are the strings
-// "inf", "-inf" or "nan"; absent values are null):
-//   schema, kbench_version, mode ("correctness" | "perf"), compiler, optimized_build (the GPU code had -O),
-//   device {usable, reason, ordinal, assigned_by (how the ordinal was chosen), pci_bus_id, platform,
-//           name, arch, multiprocessors, wave_size, memory_bytes, l2_bytes, open_seconds (host time to start the runtime and open the device)},
-//   options {warmup, iterations},
-//   copy_bandwidth {bytes_per_second, read_bytes_per_second, buffer_bytes, seconds: stats} | null  (perf runs)
-//   timer_floor {events_only, empty_kernel, empty_kernel_batch, empty_launch_wall} | null  (perf runs; seconds)
-//   ceilings_seconds  (host time measuring copy_bandwidth and timer_floor, once per program; 0 without them)
-//   cases [ {case, shape {dim: size}, verdict ("pass" | "fail" | "skipped" | "filtered" | "error"), message, wall_seconds,
-//            devices [GPU ordinals: logical device d ran on devices[d]; empty when the case never opened],
-//            devices_shared (two logical devices on one GPU: --share-devices), peer_access (every pair of
-//            distinct GPUs could reach each other's memory, and kbench enabled it),
-//            checks [ {seed ("0x..."), passed, problems [text], findings [{kind, text}],
-//                      host_reference {input_bytes, transfer_seconds (inputs to the host as double),
-//                                      compute_seconds (the host function)} | null,
-//                      outputs [ {name, dtype, extents, passed, reasons [text],
-//                                 tolerance {description, element_rules [{kind, atol, rtol, max_ulps}], equal_nan,
-//                                            max_mismatch_fraction, min_cosine, max_relative_l2},
-//                                 metrics {size, mismatches, allowed_mismatches, never_written, nonfinite_mismatches,
-//                                          nan_in_expected, nan_in_actual, max_abs_error, max_abs_index,
-//                                          max_rel_error, max_rel_index, cosine_similarity, relative_l2_error,
-//                                          ulps_equal, ulps_one, ulps_two, max_ulps (over the finite pairs, in
-//                                          units of the dtype; integers: differences),
-//                                          allowed_at_max_abs (what the element rules allow there)},
-//                                 first_mismatches [ {index, actual, expected, abs_error, rel_error, never_written} ],
-//                                 oracle {reference_inexact, optimized_inexact (shares of elements not the correctly
-//                                         rounded value), reference_max_ulps, optimized_max_ulps, allowed_inexact}
-//                                        | null} ]} ],
-//            timing {mode ("cold" | "hot" | "batch"), method, launches_per_sample, warmup, input_sets,
-//                    input_sets_wanted, input_set_bytes, optimized: stats,
-//                    reference: stats | null, samples {optimized [seconds], reference [seconds] | null} (every
-//                    sample in the order taken, paired by index), precision_target, optimized_precision, reference_precision, precise,
-//                    speedup, speedup_interval {low, high},
-//                    verdict ("faster" | "slower" | "no significant difference" | "" without a device reference),
-//                    idle_wait, single_launch, fresh_launch, seen_launch, latency (cold), hot_latency, launch_wall,
-//                    graph_operations {reference, optimized} (-1: not a graph),
-//                    work {bytes (one device's, in a case that spans devices), flops, tokens, link_bytes (between
-//                          GPUs, all devices together)},
-//                    expectations {required_speedup, required_bandwidth, max_plausible_speedup},
-//                    throughput {bytes_per_second, flops_per_second, tokens_per_second, link_bytes_per_second,
-//                                fraction_of_copy_bandwidth},
-//                    flags [text], notes [text], findings [{kind, text}],
-//                    stage_seconds {first check, warm-up, set-up, sampling, audit, latency, unseen work, second
-//                                   check: host seconds, in that order}} | null } ]
-//            census {platform, profiler_launches (of each side, each in a profiler range: "kbench census reference"
-//                    / "kbench census optimized"; 9 in a census run, 1 in a perf run), reference: side | null (a host reference), optimized: side,
-//                    findings [{kind, text}]}
-//                   | null (correctness runs; perf and census runs of a correct kernel have one), where side is
-//                   {captured, reason (why not), kernels [ {name (demangled), symbol (as the runtime names it),
-//                    grid [x, y, z], block [x, y, z], dynamic_shared_bytes, registers (per thread; VGPRs on AMD),
-//                    static_shared_bytes, local_bytes (spills, stack), max_threads_per_block, blocks_per_unit,
-//                    waves_per_unit (warps per SM on NVIDIA), waves_per_simd (AMD), occupancy (fraction),
-//                    median_seconds (alone, cold, less the event-pair floor), in_side_seconds (in its place: from the
-//                    same cold start, after the side's earlier nodes, replayed untimed)} ], copies, memsets, other,
-//                    copies_seconds, parts_seconds (the kernels in their places and the copies, added), whole_seconds
-//                    (the whole launch, timed the same way)}
-//                   (figures the runtime would not give are null)
-//   finding kinds: stray_write, input_modified, reference_incomplete, broken_test, nondeterministic (fails only when
-//                  the case declares deterministic(), a note otherwise), accuracy_loss, timed_launch_wrong,
-//                  unseen_work, memoization, implausible, requirement_missed, census_mismatch (each fails), note (does not).
-//   stats: {count, median, mean, min, max, stddev, p10, p90} in seconds.
+// Schema "kbench-results/1": schema/kbench-results-1.schema.json (JSON Schema 2020-12) says every key, type
+// and value, and is the reference; the tests validate every document kbench writes against it (the host's
+// documents and a program's own in each mode: tests/CMakeLists.txt; a GPU run's: scripts/run.sh), so a
+// key changed here without the schema fails them. In short: every key is always present; numbers that are
+// not finite are the strings "inf", "-inf" or "nan"; absent values are null; the mode is "correctness",
+// "perf" or "census"; each case holds its checks, its timing (perf) and its census (perf and census runs).
 #pragma once
 
 #include <cmath>
