@@ -153,7 +153,7 @@ if(NOT KBENCH_GPU_PLATFORM STREQUAL "none" AND NOT TARGET kbench_kbench)
     endforeach()
     target_compile_definitions(kbench_kbench INTERFACE __HIP_PLATFORM_NVIDIA__)
     target_compile_options(kbench_kbench INTERFACE
-      "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-include ${KBENCH_INCLUDE_DIR}/kbench/nvidia/cuda_compat.hpp>"
+      "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-include ${KBENCH_INCLUDE_DIR}/kbench/contract/cuda_compat.hpp>"
       "$<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>")
     # The runtime API only (no libcuda at link time), so programs start on machines without a driver
     # and report that they skipped.
@@ -195,7 +195,7 @@ endfunction()
 #   kbench_procedure  the procedure (memory, correctness and timing runs), GPU code in four translation
 #                     units: the procedure itself, and its device work for every element type (the
 #                     comparison of floating-point types, of integers; drawing inputs and the teeth probe's
-#                     perturbation: detail/device_work.hpp)
+#                     perturbation: procedure/device_work.hpp)
 #   kbench_main       main(), the Catch2 and Google Benchmark adapters, the reports, the options and the
 #                     JSON file: plain C++ through the host compiler, one translation unit each
 function(_kbench_main_target out_var)
@@ -203,14 +203,14 @@ function(_kbench_main_target out_var)
     find_package(Catch2 REQUIRED)
     find_package(benchmark REQUIRED)
     set(_dir "${CMAKE_BINARY_DIR}/kbench_generated")
-    _kbench_generate("${_dir}/kbench_procedure.hip" "#include <kbench/detail/procedure_impl.hpp>")
-    _kbench_generate("${_dir}/kbench_device_compare.hip" "#include <kbench/detail/device_work_compare.hpp>")
+    _kbench_generate("${_dir}/kbench_procedure.hip" "#include <kbench/procedure/procedure_impl.hpp>")
+    _kbench_generate("${_dir}/kbench_device_compare.hip" "#include <kbench/procedure/device_work_compare.hpp>")
     _kbench_generate("${_dir}/kbench_device_compare_integers.hip"
-                     "#include <kbench/detail/device_work_compare_integers.hpp>")
-    _kbench_generate("${_dir}/kbench_device_fill.hip" "#include <kbench/detail/device_work_fill.hpp>")
-    _kbench_generate("${_dir}/kbench_program.cpp" "#include <kbench/detail/program_main.hpp>\n\nint main(int argc, char** argv) { return kbench::run_main(argc, argv); }")
-    _kbench_generate("${_dir}/kbench_correctness.cpp" "#include <kbench/detail/catch2_adapter.hpp>")
-    _kbench_generate("${_dir}/kbench_perf.cpp" "#include <kbench/detail/benchmark_adapter.hpp>")
+                     "#include <kbench/procedure/device_work_compare_integers.hpp>")
+    _kbench_generate("${_dir}/kbench_device_fill.hip" "#include <kbench/procedure/device_work_fill.hpp>")
+    _kbench_generate("${_dir}/kbench_program.cpp" "#include <kbench/program/program_main.hpp>\n\nint main(int argc, char** argv) { return kbench::run_main(argc, argv); }")
+    _kbench_generate("${_dir}/kbench_correctness.cpp" "#include <kbench/program/catch2_adapter.hpp>")
+    _kbench_generate("${_dir}/kbench_perf.cpp" "#include <kbench/program/benchmark_adapter.hpp>")
     set(_gpu_sources "${_dir}/kbench_procedure.hip" "${_dir}/kbench_device_compare.hip"
                      "${_dir}/kbench_device_compare_integers.hip" "${_dir}/kbench_device_fill.hip")
     set(_host_sources "${_dir}/kbench_program.cpp" "${_dir}/kbench_correctness.cpp" "${_dir}/kbench_perf.cpp")

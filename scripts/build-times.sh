@@ -67,7 +67,7 @@ report "yardstick: hipcc -O3, gfx90a, one kernel file" "$amd_yardstick"
 if [ -n "$nvcc" ]; then
   # HIP's headers from the compiler's own paths (Debian's, in /usr/include), or from $HIP_INCLUDE_DIR.
   nvidia_yardstick=$(seconds "$nvcc" -std=c++17 -O3 -arch=sm_90 -x cu -D__HIP_PLATFORM_NVIDIA__ \
-    -include "$src/include/kbench/nvidia/cuda_compat.hpp" ${HIP_INCLUDE_DIR:+-isystem "$HIP_INCLUDE_DIR"} \
+    -include "$src/include/kbench/contract/cuda_compat.hpp" ${HIP_INCLUDE_DIR:+-isystem "$HIP_INCLUDE_DIR"} \
     -c "$work/yardstick.hip" -o "$work/yardstick-nv.o")
   report "yardstick: nvcc -O3, sm_90, one kernel file" "$nvidia_yardstick"
 fi

@@ -3,7 +3,7 @@
 #include <kbench/compare.hpp>
 
 #if defined(KBENCH_COMPARISON_ENGINE)
-#error "kbench/compare.hpp pulls in the comparison engine (kbench/comparison.hpp)"
+#error "kbench/compare.hpp pulls in the comparison engine (kbench/engines/comparison.hpp)"
 #endif
 #if defined(_GLIBCXX_RANDOM) || defined(_LIBCPP_RANDOM)
 #error "kbench/compare.hpp pulls in <random>"

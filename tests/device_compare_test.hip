@@ -2,14 +2,14 @@
 // sums to rounding, for every dtype and for clean and dirty outputs. And how fast it is: on two 1 GiB fp32
 // outputs, against copying both to the host and comparing there, and on 256 MiB outputs of every element
 // width. Runs on a GPU (skipped without one).
-// The comparison and the drawing are the ones the procedure compiled (kbench/detail/device_work.hpp): the
+// The comparison and the drawing are the ones the procedure compiled (kbench/procedure/device_work.hpp): the
 // code under test is what every kernel test runs.
 #include <kbench/compare.hpp>
-#include <kbench/detail/device_work.hpp>
-#include <kbench/device_buffer.hpp>
-#include <kbench/device_compare.hpp>
-#include <kbench/device_probe.hpp>
-#include <kbench/random.hpp>
+#include <kbench/procedure/device_work.hpp>
+#include <kbench/contract/device_buffer.hpp>
+#include <kbench/engines/device_compare.hpp>
+#include <kbench/engines/device_probe.hpp>
+#include <kbench/engines/random.hpp>
 
 #include <chrono>
 #include <cstdlib>

@@ -4,9 +4,9 @@
 // per-device checks, all run; the timings say nothing of links), and a case that spans two GPUs without
 // --share-devices must be skipped with its reason. Skipped without a GPU.
 #include <kbench/compare.hpp>
-#include <kbench/options.hpp>
+#include <kbench/program/options.hpp>
 #include <kbench/procedure.hpp>
-#include <kbench/report.hpp>
+#include <kbench/results/report.hpp>
 
 #include <cstdio>
 #include <cstdlib>

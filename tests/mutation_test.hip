@@ -9,12 +9,12 @@
 //   timed launches, kernels that skip work, change an input, write past the output or copy the
 //   reference's output only while timed (copying it always is caught by the correctness run).
 #include <kbench/compare.hpp>
-#include <kbench/device_buffer.hpp>
-#include <kbench/measure.hpp>
-#include <kbench/options.hpp>
+#include <kbench/contract/device_buffer.hpp>
+#include <kbench/engines/measure.hpp>
+#include <kbench/program/options.hpp>
 #include <kbench/procedure.hpp>
-#include <kbench/report.hpp>
-#include <kbench/timing.hpp>
+#include <kbench/results/report.hpp>
+#include <kbench/engines/timing.hpp>
 
 #include <atomic>
 #include <chrono>

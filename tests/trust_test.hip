@@ -15,10 +15,10 @@
 //   padded rows   a kernel that ignores the declared leading dimension, and one that writes the padding
 //                 between rows; one that honours both must pass, checked and timed
 #include <kbench/compare.hpp>
-#include <kbench/device_buffer.hpp>
-#include <kbench/options.hpp>
+#include <kbench/contract/device_buffer.hpp>
+#include <kbench/program/options.hpp>
 #include <kbench/procedure.hpp>
-#include <kbench/report.hpp>
+#include <kbench/results/report.hpp>
 
 #include <chrono>
 #include <cstdlib>

@@ -1,6 +1,6 @@
 // kbench-compare: a perf run against an earlier one, for CI. Host-only.
 //   kbench-compare OLD.json NEW.json [--threshold 0.05] [--json PATH] [--markdown PATH]
-// Prints the comparison (kbench/baseline.hpp); exit status 0 without a regression, 1 with one (a case
+// Prints the comparison (kbench/decisions/baseline.hpp); exit status 0 without a regression, 1 with one (a case
 // slower beyond the threshold, or failing now), 2 on bad usage or a file that cannot be read or written.
 #include <exception>
 #include <string>
@@ -8,8 +8,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include <kbench/baseline.hpp>
-#include <kbench/table_report.hpp>
+#include <kbench/decisions/baseline.hpp>
+#include <kbench/results/table_report.hpp>
 
 namespace {
 

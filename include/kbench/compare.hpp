@@ -3,12 +3,12 @@
 // and times the cases is compiled once per program (kbench/main.hpp), which keeps test files light.
 #pragma once
 
-#include "distribution.hpp"
-#include "dtype.hpp"
-#include "error.hpp"
-#include "hip_check.hpp"
-#include "kernel_case.hpp"
-#include "platform.hpp"
-#include "registry.hpp"
-#include "shape.hpp"
-#include "tolerance.hpp"
+#include "contract/distribution.hpp"
+#include "contract/dtype.hpp"
+#include "contract/error.hpp"
+#include "contract/hip_check.hpp"
+#include "contract/kernel_case.hpp"
+#include "contract/platform.hpp"
+#include "contract/registry.hpp"
+#include "contract/shape.hpp"
+#include "contract/tolerance.hpp"

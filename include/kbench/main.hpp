@@ -1,17 +1,17 @@
 // kbench/main.hpp: a whole kbench program's runner and main() in one translation unit, for projects that
 // build without kbench.cmake. Include it in exactly one GPU source of the program. kbench_add_kernel_test
 // instead compiles the same parts as separate translation units, once per project: the procedure with
-// the GPU compiler (detail/procedure_impl.hpp, and its device work: detail/device_work_*.hpp), the rest as
+// the GPU compiler (procedure/procedure_impl.hpp, and its device work: procedure/device_work_*.hpp), the rest as
 // plain C++ (program_main, catch2_adapter and benchmark_adapter, all in detail/), so that they build in
 // parallel.
 #pragma once
 
-#include "detail/benchmark_adapter.hpp"
-#include "detail/catch2_adapter.hpp"
-#include "detail/device_work_compare.hpp"
-#include "detail/device_work_compare_integers.hpp"
-#include "detail/device_work_fill.hpp"
-#include "detail/procedure_impl.hpp"
-#include "detail/program_main.hpp"
+#include "procedure/device_work_compare.hpp"
+#include "procedure/device_work_compare_integers.hpp"
+#include "procedure/device_work_fill.hpp"
+#include "procedure/procedure_impl.hpp"
+#include "program/benchmark_adapter.hpp"
+#include "program/catch2_adapter.hpp"
+#include "program/program_main.hpp"
 
 int main(int argc, char** argv) { return kbench::run_main(argc, argv); }

@@ -1,7 +1,7 @@
 // kbench/procedure.hpp: what the host-only parts of a kbench program (its main, the Catch2 and the
 // Google Benchmark adapters) and kbench's self-tests ask of the procedure, as functions over plain data.
 // HIP-free, so those parts compile as plain C++ with the host compiler; the device translation unit of the
-// program defines them (detail/procedure_impl.hpp, once per program).
+// program defines them (procedure/procedure_impl.hpp, once per program).
 #pragma once
 
 #include <cstdint>
@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "declaration.hpp"
-#include "registry.hpp"
-#include "results.hpp"
-#include "run_options.hpp"
-#include "shape.hpp"
+#include "contract/declaration.hpp"
+#include "contract/registry.hpp"
+#include "contract/shape.hpp"
+#include "decisions/run_options.hpp"
+#include "results/results.hpp"
 
 namespace kbench {
 namespace detail {

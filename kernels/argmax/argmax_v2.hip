@@ -19,8 +19,8 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include <kbench/hip_check.hpp>
-#include <kbench/platform.hpp>
+#include <kbench/contract/hip_check.hpp>
+#include <kbench/contract/platform.hpp>
 
 namespace argmax_v2 {
 

@@ -2,7 +2,7 @@
 // layer (no hard-coded wave size).
 #pragma once
 
-#include <kbench/platform.hpp>
+#include <kbench/contract/platform.hpp>
 
 namespace kernels {
 

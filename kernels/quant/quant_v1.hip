@@ -14,9 +14,9 @@
 
 #include <cstdint>
 
-#include <kbench/fp8.hpp>
-#include <kbench/hip_check.hpp>
-#include <kbench/platform.hpp>
+#include <kbench/contract/fp8.hpp>
+#include <kbench/contract/hip_check.hpp>
+#include <kbench/contract/platform.hpp>
 
 namespace quant_v1 {
 

@@ -15,9 +15,9 @@
 
 #include <cstdint>
 
-#include <kbench/fp8.hpp>
-#include <kbench/hip_check.hpp>
-#include <kbench/platform.hpp>
+#include <kbench/contract/fp8.hpp>
+#include <kbench/contract/hip_check.hpp>
+#include <kbench/contract/platform.hpp>
 
 #include "../common/block_reduce.hpp"
 

@@ -9,8 +9,8 @@
 
 #include <cstdint>
 
-#include <kbench/hip_check.hpp>
-#include <kbench/platform.hpp>
+#include <kbench/contract/hip_check.hpp>
+#include <kbench/contract/platform.hpp>
 
 namespace reduce_sum_v1 {
 

@@ -11,8 +11,8 @@
 
 #include <cstdint>
 
-#include <kbench/hip_check.hpp>
-#include <kbench/platform.hpp>
+#include <kbench/contract/hip_check.hpp>
+#include <kbench/contract/platform.hpp>
 
 #include "../common/block_reduce.hpp"
 

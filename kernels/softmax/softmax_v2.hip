@@ -21,8 +21,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include <kbench/hip_check.hpp>
-#include <kbench/platform.hpp>
+#include <kbench/contract/hip_check.hpp>
+#include <kbench/contract/platform.hpp>
 
 #include "../common/block_reduce.hpp"
 

@@ -1,8 +1,8 @@
 // libFuzzer target: the tolerance engine and its reports on arbitrary arrays and tolerances. Besides
 // not crashing (under ASan and UBSan), every result must keep the engine's invariants.
-#include <kbench/comparison.hpp>
-#include <kbench/json_report.hpp>
-#include <kbench/report.hpp>
+#include <kbench/engines/comparison.hpp>
+#include <kbench/results/json_report.hpp>
+#include <kbench/results/report.hpp>
 
 #include <cstdint>
 #include <cstdlib>

@@ -1,6 +1,6 @@
 // libFuzzer target: command-line parsing. Any argument list either parses or is a usage_error with a
 // message; nothing else escapes.
-#include <kbench/options.hpp>
+#include <kbench/program/options.hpp>
 
 #include <cstdint>
 #include <cstdlib>

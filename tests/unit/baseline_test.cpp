@@ -1,5 +1,5 @@
 // baseline.hpp: a perf run against an earlier one, on synthetic runs serialised by json_report.hpp.
-#include <kbench/baseline.hpp>
+#include <kbench/decisions/baseline.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // comparison.hpp: the tolerance engine's verdicts, metrics and reasons, edge cases first.
-#include <kbench/comparison.hpp>
+#include <kbench/engines/comparison.hpp>
 
 #include <cmath>
 #include <cstdint>

@@ -1,5 +1,5 @@
 // dtype.hpp: the exact fp16/bf16 codecs, element access and the poison pattern.
-#include <kbench/dtype.hpp>
+#include <kbench/contract/dtype.hpp>
 
 #include <cmath>
 #include <cstdint>

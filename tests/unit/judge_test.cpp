@@ -1,7 +1,7 @@
 // judge.hpp, timing_plan.hpp, stop_rule.hpp: the decisions of a timing run, on plain data.
-#include <kbench/judge.hpp>
-#include <kbench/stop_rule.hpp>
-#include <kbench/timing_plan.hpp>
+#include <kbench/decisions/judge.hpp>
+#include <kbench/decisions/stop_rule.hpp>
+#include <kbench/decisions/timing_plan.hpp>
 
 #include <string>
 #include <vector>

@@ -1,5 +1,5 @@
 // options.hpp: command line and environment, and their errors.
-#include <kbench/options.hpp>
+#include <kbench/program/options.hpp>
 
 #include <cstdlib>
 #include <set>

@@ -1,5 +1,6 @@
 // report.hpp: the text kbench prints, against approved baselines.
-#include <kbench/report.hpp>
+#include <kbench/results/report.hpp>
+#include <kbench/engines/comparison.hpp>
 
 #include <cstdint>
 #include <cstring>

@@ -1,5 +1,5 @@
 // statistics.hpp: summary statistics of timing samples.
-#include <kbench/statistics.hpp>
+#include <kbench/results/statistics.hpp>
 
 #include <cmath>
 #include <algorithm>

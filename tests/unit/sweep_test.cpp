@@ -1,6 +1,6 @@
 // sweep.hpp and registry.hpp: shapes chosen at run time, axes on a registration, plain names.
-#include <kbench/registry.hpp>
-#include <kbench/sweep.hpp>
+#include <kbench/contract/registry.hpp>
+#include <kbench/decisions/sweep.hpp>
 
 #include <string>
 #include <vector>

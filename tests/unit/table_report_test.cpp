@@ -1,12 +1,12 @@
 // table_report.hpp: a results document as a Markdown table and as CSV.
-#include <kbench/table_report.hpp>
+#include <kbench/results/table_report.hpp>
 
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 
-#include <kbench/json_report.hpp>
+#include <kbench/results/json_report.hpp>
 
 #include "../catch.hpp"
 

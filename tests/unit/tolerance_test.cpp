@@ -1,5 +1,5 @@
 // tolerance.hpp: policies, their composition, validation and the per-dtype defaults.
-#include <kbench/tolerance.hpp>
+#include <kbench/contract/tolerance.hpp>
 
 #include <cmath>
 #include <limits>

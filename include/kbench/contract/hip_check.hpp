@@ -1,0 +1,55 @@
+// kbench/contract/hip_check.hpp: every HIP call goes through KBENCH_HIP_CHECK, which throws kbench::hip_error naming
+// the call, the file, the line and HIP's error string; KBENCH_HIP_CHECK_NOTHROW reports instead, for
+// destructors; KBENCH_HIP_CHECK_LAUNCH checks the last error after a kernel launch.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "error.hpp"
+#include "platform.hpp"
+
+namespace kbench {
+
+class hip_error : public error {
+ public:
+  hip_error(hipError_t code, const std::string& message) : error(message), code_(code) {}
+  [[nodiscard]] hipError_t code() const noexcept { return code_; }
+
+ private:
+  hipError_t code_;
+};
+
+namespace detail {
+
+inline std::string describe_hip_error(hipError_t code, const char* expression, const char* file, int line) {
+  return std::string(expression) + " failed at " + file + ":" + std::to_string(line) + ": " + hipGetErrorName(code) +
+         " (" + hipGetErrorString(code) + ")";
+}
+
+[[noreturn]] inline void throw_hip_error(hipError_t code, const char* expression, const char* file, int line) {
+  throw hip_error(code, describe_hip_error(code, expression, file, line));
+}
+
+inline void report_hip_error(hipError_t code, const char* expression, const char* file, int line) noexcept {
+  std::fprintf(stderr, "kbench: %s\n", describe_hip_error(code, expression, file, line).c_str());
+}
+
+}  // namespace detail
+}  // namespace kbench
+
+#define KBENCH_HIP_CHECK(expression)                                                        \
+  do {                                                                                      \
+    const hipError_t kbench_status_ = (expression);                                         \
+    if (kbench_status_ != hipSuccess)                                                       \
+      ::kbench::detail::throw_hip_error(kbench_status_, #expression, __FILE__, __LINE__);   \
+  } while (false)
+
+#define KBENCH_HIP_CHECK_NOTHROW(expression)                                                \
+  do {                                                                                      \
+    const hipError_t kbench_status_ = (expression);                                         \
+    if (kbench_status_ != hipSuccess)                                                       \
+      ::kbench::detail::report_hip_error(kbench_status_, #expression, __FILE__, __LINE__);  \
+  } while (false)
+
+#define KBENCH_HIP_CHECK_LAUNCH() KBENCH_HIP_CHECK(hipGetLastError())

@@ -1,0 +1,496 @@
+// kbench/contract/kernel_case.hpp: the reference-vs-optimized contract. A case function declares, for one shape,
+// its inputs (drawn on the device from a seed), its outputs, a reference (the older kernel, or a host
+// implementation in double), the optimized launch, a tolerance per output and a work model. kbench
+// derives the correctness check and the benchmark from that one declaration.
+//
+//   static void rmsnorm(kbench::kernel_case& c) {
+//     const auto rows = c.dim("rows"), cols = c.dim("cols");
+//     auto x = c.input<kbench::fp16_t>("x", {rows, cols}, kbench::uniform(-2, 2));
+//     auto y = c.output<kbench::fp16_t>("y", {rows, cols});
+//     c.reference([=](hipStream_t s) { v1::rmsnorm(x, y, rows, cols, s); });
+//     c.optimized([=](hipStream_t s) { v2::rmsnorm(x, y, rows, cols, s); });
+//     c.bytes_moved(2.0 * 2 * rows * cols);
+//   }
+//   KBENCH_REGISTER(rmsnorm).shape({{"rows", 37}, {"cols", 1531}}).shape({{"rows", 16384}, {"cols", 8192}});
+//
+// Buffer handles (input_ref, output_ref) convert to device pointers only while kbench runs a launch:
+// kbench binds each handle to the memory of that run (the reference and the optimized kernel write to
+// different, freshly poisoned buffers), so capture the handles, not pointers taken from them.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "declaration.hpp"
+#include "devices.hpp"
+#include "distribution.hpp"
+#include "dtype.hpp"
+#include "error.hpp"
+#include "platform.hpp"
+#include "shape.hpp"
+#include "tolerance.hpp"
+
+namespace kbench {
+
+using launch_function = std::function<void(hipStream_t)>;
+// The launch of a case that spans several devices (kernel_case::devices): one stream per device.
+using device_launch_function = std::function<void(const device_streams&)>;
+using host_function = std::function<void()>;
+
+// A view of host values, valid during a host reference.
+template <class T>
+class host_span {
+ public:
+  host_span(T* data, std::size_t size) : data_(data), size_(size) {}
+  [[nodiscard]] T& operator[](std::size_t i) const { return data_[i]; }
+  [[nodiscard]] T* data() const { return data_; }
+  [[nodiscard]] std::size_t size() const { return size_; }
+  [[nodiscard]] T* begin() const { return data_; }
+  [[nodiscard]] T* end() const { return data_ + size_; }
+
+ private:
+  T* data_;
+  std::size_t size_;
+};
+
+namespace detail {
+
+struct buffer_slot {
+  std::string name;
+  buffer_role role = buffer_role::input;
+  dtype type = dtype::f32;
+  std::size_t size = 0;
+  std::vector<std::size_t> extents;
+  std::size_t pitch = 0;                 // elements from one row to the next, when padded (0: contiguous)
+  int device_index = 0;                  // the logical device it lives on (multi-device cases)
+  distribution init;                     // inputs
+  std::optional<kbench::tolerance> tol;  // outputs: their own, else the case's
+  void* device = nullptr;                // bound while kbench runs a launch
+  double* host = nullptr;                // bound while kbench runs a host reference
+
+  // Rows (every extent but the last) and the elements of one row.
+  [[nodiscard]] std::size_t row() const { return extents.back(); }
+  [[nodiscard]] std::size_t rows() const { return size / extents.back(); }
+  [[nodiscard]] bool padded() const { return pitch > row(); }
+  // Elements of device memory the buffer occupies: its rows at their pitch (padding included).
+  [[nodiscard]] std::size_t storage() const { return padded() ? rows() * pitch : size; }
+  [[nodiscard]] std::size_t storage_bytes() const { return storage() * info(type).size; }
+};
+
+// Inputs without a distribution: uniform in [-1, 1) for floats, [-100, 100] or [0, 100] for integers.
+template <class T>
+distribution default_distribution() {
+  if constexpr (std::is_floating_point_v<T> || !std::is_arithmetic_v<T>) {
+    return uniform(-1.0, 1.0);
+  } else if constexpr (std::is_signed_v<T>) {
+    return uniform(-100.0, 100.0);
+  } else {
+    return uniform(0.0, 100.0);
+  }
+}
+
+[[noreturn]] inline void throw_unbound(const buffer_slot& slot, const char* what) {
+  throw usage_error(std::string("buffer '") + slot.name + "' has no " + what +
+                    " here: handles convert to memory only inside the launch (or host reference) that kbench runs; "
+                    "capture the handle, not a pointer taken from it");
+}
+
+}  // namespace detail
+
+// Read-only input of element type T; converts to `const T*` inside a launch.
+template <class T>
+class input_ref {
+ public:
+  explicit input_ref(detail::buffer_slot* slot) : slot_(slot) {}
+  [[nodiscard]] const T* get() const {
+    if (!slot_->device) detail::throw_unbound(*slot_, "device memory");
+    return static_cast<const T*>(slot_->device);
+  }
+  operator const T*() const { return get(); }
+  [[nodiscard]] std::size_t size() const { return slot_->size; }
+  // The input's values as double, inside a host reference.
+  [[nodiscard]] host_span<const double> host() const {
+    if (!slot_->host) detail::throw_unbound(*slot_, "host values");
+    return {slot_->host, slot_->size};
+  }
+  [[nodiscard]] detail::buffer_slot* slot() const { return slot_; }
+
+ private:
+  detail::buffer_slot* slot_;
+};
+
+// Output of element type T; converts to `T*` inside a launch. In a host reference, host() gives the
+// double values to write. An in-place buffer (kernel_case::inout) is an output_ref too: it starts each run
+// with the same drawn values, and in a host reference host() holds them until overwritten.
+template <class T>
+class output_ref {
+ public:
+  explicit output_ref(detail::buffer_slot* slot) : slot_(slot) {}
+  [[nodiscard]] T* get() const {
+    if (!slot_->device) detail::throw_unbound(*slot_, "device memory");
+    return static_cast<T*>(slot_->device);
+  }
+  operator T*() const { return get(); }
+  [[nodiscard]] std::size_t size() const { return slot_->size; }
+  [[nodiscard]] host_span<double> host() const {
+    if (!slot_->host) detail::throw_unbound(*slot_, "host values");
+    return {slot_->host, slot_->size};
+  }
+  [[nodiscard]] detail::buffer_slot* slot() const { return slot_; }
+
+ private:
+  detail::buffer_slot* slot_;
+};
+
+class kernel_case {
+ public:
+  kernel_case(std::string name, kbench::shape s) : name_(std::move(name)), shape_(std::move(s)) {}
+  kernel_case(const kernel_case&) = delete;
+  kernel_case& operator=(const kernel_case&) = delete;
+
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] const kbench::shape& shape() const { return shape_; }
+  [[nodiscard]] std::int64_t dim(std::string_view dimension) const {
+    const std::int64_t size = shape_[dimension];
+    asked_.emplace_back(dimension);
+    return size;
+  }
+  // The dimensions of the shape that the case function never asked for (a shape given at run time must
+  // have none: a typo would otherwise run the case at some other size).
+  [[nodiscard]] std::vector<std::string> unasked_dimensions() const {
+    std::vector<std::string> unasked;
+    for (const auto& d : shape_.dims()) {
+      bool asked = false;
+      for (const std::string& a : asked_) asked = asked || a == d.first;
+      if (!asked) unasked.push_back(d.first);
+    }
+    return unasked;
+  }
+
+  template <class T>
+  [[nodiscard]] input_ref<T> input(std::string buffer_name, std::initializer_list<std::int64_t> extents,
+                                   distribution init = detail::default_distribution<T>()) {
+    return input_ref<T>(&add_drawn(std::move(buffer_name), buffer_role::input, dtype_v<T>, extents, init));
+  }
+
+  template <class T>
+  [[nodiscard]] output_ref<T> output(std::string buffer_name, std::initializer_list<std::int64_t> extents) {
+    return output_ref<T>(&add_slot(std::move(buffer_name), buffer_role::output, dtype_v<T>, extents));
+  }
+
+  // A buffer the kernels update in place: drawn like an input, compared like an output. Every run
+  // (reference or optimized, checked or timed) starts from the same drawn values.
+  template <class T>
+  [[nodiscard]] output_ref<T> inout(std::string buffer_name, std::initializer_list<std::int64_t> extents,
+                                    distribution init = detail::default_distribution<T>()) {
+    return output_ref<T>(&add_drawn(std::move(buffer_name), buffer_role::inout, dtype_v<T>, extents, init));
+  }
+
+  // ---- several devices ----------------------------------------------------------------------------
+  // The case spans `count` devices (1 to 64): its launches receive one stream per device (reference and
+  // optimized take a `const device_streams&`), and buffers declared *_on_each live on every device, one
+  // handle per device. A machine that shows fewer GPUs skips the case, saying so. Returns `count`.
+  int devices(int count) {
+    if (count < 1 || count > 64) fail("devices() needs a count from 1 to 64, got " + std::to_string(count));
+    if (devices_ != 0) fail("sets devices() twice");
+    devices_ = count;
+    return count;
+  }
+  [[nodiscard]] int device_count() const { return devices_ == 0 ? 1 : devices_; }
+  // The optimized (or reference) launch reads or writes other GPUs' memory: without peer access between
+  // every pair of the case's distinct GPUs, the case is skipped, saying which pair.
+  void requires_peer_access(bool yes = true) { requires_peer_access_ = yes; }
+  [[nodiscard]] bool needs_peer_access() const { return requires_peer_access_; }
+  [[nodiscard]] bool spans_devices() const { return devices_ != 0; }
+
+  // An input on every device, each drawn from the seed on its own random stream: "x[device d]".
+  template <class T>
+  [[nodiscard]] per_device<input_ref<T>> input_on_each(const std::string& buffer_name,
+                                                       std::initializer_list<std::int64_t> extents,
+                                                       distribution init = detail::default_distribution<T>()) {
+    return on_each<input_ref<T>>(buffer_name, [&](std::string name) { return input<T>(std::move(name), extents, init); });
+  }
+  // An output on every device, poisoned and guarded on each and compared on each.
+  template <class T>
+  [[nodiscard]] per_device<output_ref<T>> output_on_each(const std::string& buffer_name,
+                                                         std::initializer_list<std::int64_t> extents) {
+    return on_each<output_ref<T>>(buffer_name, [&](std::string name) { return output<T>(std::move(name), extents); });
+  }
+  // An in-place buffer on every device.
+  template <class T>
+  [[nodiscard]] per_device<output_ref<T>> inout_on_each(const std::string& buffer_name,
+                                                        std::initializer_list<std::int64_t> extents,
+                                                        distribution init = detail::default_distribution<T>()) {
+    return on_each<output_ref<T>>(buffer_name, [&](std::string name) { return inout<T>(std::move(name), extents, init); });
+  }
+
+  // Padded rows: the buffer's rows (every extent but the last) lie `leading_dimension` elements apart in
+  // device memory, a leading dimension larger than the row. Handles and host() values still count only
+  // the elements of the rows; the padding between rows is poisoned and must stay so (a write there is
+  // reported, in outputs and inputs alike), and only the rows are compared.
+  template <class Ref>
+  void leading_dimension(const Ref& buffer, std::int64_t leading_dimension) {
+    detail::buffer_slot& slot = *buffer.slot();
+    if (slot.extents.size() < 2) fail("buffer '" + slot.name + "' has one extent: padded rows need two or more");
+    if (leading_dimension < static_cast<std::int64_t>(slot.row())) {
+      fail("buffer '" + slot.name + "': leading dimension " + std::to_string(leading_dimension) +
+           " is shorter than its rows of " + std::to_string(slot.row()));
+    }
+    const auto pitch = static_cast<std::size_t>(leading_dimension);
+    if (slot.rows() > std::numeric_limits<std::size_t>::max() / info(slot.type).size / pitch) {
+      fail("buffer '" + slot.name + "' is too large to address with its padding");
+    }
+    slot.pitch = pitch;
+  }
+
+  // The reference is either a device launch (an older kernel) or a host function computing in double.
+  void reference(launch_function launch) {
+    set_once(device_reference_, std::move(launch), "reference");
+    once_per_side(device_reference_on_each_, "reference");
+  }
+  void host_reference(host_function compute) { set_once(host_reference_, std::move(compute), "host_reference"); }
+  void optimized(launch_function launch) {
+    set_once(optimized_, std::move(launch), "optimized");
+    once_per_side(optimized_on_each_, "optimized");
+  }
+  // The launches of a case that spans devices: one stream per device.
+  void reference(device_launch_function launch) {
+    set_once(device_reference_on_each_, std::move(launch), "reference");
+    once_per_side(device_reference_, "reference");
+  }
+  void optimized(device_launch_function launch) {
+    set_once(optimized_on_each_, std::move(launch), "optimized");
+    once_per_side(optimized_, "optimized");
+  }
+
+  // The tolerance of every output that has none of its own; without one, the dtype's default applies.
+  template <class Policy, class = std::enable_if_t<tol::is_policy_v<Policy>>>
+  void tolerance(const Policy& policy) {
+    case_tolerance_ = make_tolerance(policy);
+  }
+  template <class T, class Policy, class = std::enable_if_t<tol::is_policy_v<Policy>>>
+  void tolerance(const output_ref<T>& out, const Policy& policy) {
+    out.slot()->tol = make_tolerance(policy);
+  }
+
+  // Performance the case requires of the optimized kernel: its perf test fails when the whole 95%
+  // interval falls short. And the largest speedup over the reference that is plausible (default 10x;
+  // above it the result is flagged as a likely cheat or broken reference, and fails).
+  void require_speedup(double at_least) { expectations_.required_speedup = checked_work(at_least, "require_speedup"); }
+  void require_bandwidth(double fraction_of_copy) {
+    expectations_.required_bandwidth = checked_work(fraction_of_copy, "require_bandwidth");
+  }
+  void allow_speedup_up_to(double factor) {
+    if (!(factor >= 1.0) || !std::isfinite(factor)) fail("allow_speedup_up_to() needs a finite factor >= 1");
+    expectations_.max_plausible_speedup = factor;
+  }
+
+  // A third party: the exact result, computed on the host in double (as host_reference() does). Against it,
+  // the optimized kernel may not be materially less accurate than the (device) reference: its share of
+  // elements that are not the correctly rounded value may be at most `max_ratio` times the reference's,
+  // plus 0.1% of the elements. This catches a loss of precision that the tolerance lets through (fp16
+  // accumulation, say), while a correct reordering of a reduction passes. Checked with the first seed.
+  void oracle(host_function compute, double max_ratio = 2.0) {
+    set_once(oracle_, std::move(compute), "oracle");
+    if (!(max_ratio >= 1.0) || !std::isfinite(max_ratio)) fail("oracle() needs a finite max_ratio >= 1");
+    oracle_ratio_ = max_ratio;
+  }
+
+  // The alignment (in bytes) every buffer's address must have for the optimized kernel: the correctness
+  // run then moves buffers off their alignment only by multiples of it. Without it, kbench also runs the
+  // optimized kernel with buffers 1, 2, 4 and 8 bytes off (those whose element size allows), which break
+  // 4-, 8- and 16-byte vector accesses, and checks its outputs against the reference.
+  void requires_alignment(std::size_t bytes) {
+    if (bytes == 0 || (bytes & (bytes - 1)) != 0 || bytes > 256) fail("requires_alignment() needs a power of two up to 256");
+    required_alignment_ = bytes;
+  }
+
+  // What the census of one optimized launch must show (checked by the perf test, and `<program> census`):
+  // the number of kernels it launches (a fusion: 1), registers per thread of each (VGPRs on AMD) at most,
+  // and each one's theoretical occupancy (a fraction of the waves a compute unit holds) at least.
+  void expect_kernels(int count) {
+    if (count < 0) fail("expect_kernels() needs a count >= 0");
+    census_.kernels = count;
+  }
+  void expect_registers_at_most(int registers) {
+    if (registers <= 0) fail("expect_registers_at_most() needs a count > 0");
+    census_.max_registers = registers;
+  }
+  void expect_occupancy_at_least(double fraction) {
+    if (!(fraction > 0.0 && fraction <= 1.0)) fail("expect_occupancy_at_least() needs a fraction in (0, 1]");
+    census_.min_occupancy = fraction;
+  }
+
+  // The optimized kernel gives the same bits on every run with the same inputs: a run that differs fails
+  // (without it, a difference is a note: atomics may reorder a float reduction).
+  void deterministic(bool yes = true) { deterministic_ = yes; }
+
+  void bytes_moved(double bytes) { work_.bytes = checked_work(bytes, "bytes_moved"); }
+  void flops(double count) { work_.flops = checked_work(count, "flops"); }
+  void tokens(double count) { work_.tokens = checked_work(count, "tokens"); }
+  // A case that spans devices: the bytes one launch moves between GPUs (over the links), all devices
+  // together; the report gives their rate. bytes_moved() is then what one device moves.
+  void link_bytes(double bytes) { work_.link_bytes = checked_work(bytes, "link_bytes"); }
+
+  // For the runner.
+  [[nodiscard]] const std::vector<std::unique_ptr<detail::buffer_slot>>& buffers() const { return buffers_; }
+  // The buffers as plain data (what `<program> list` prints and --max-elements counts).
+  [[nodiscard]] std::vector<declared_buffer> declared_buffers() const {
+    std::vector<declared_buffer> out;
+    for (const auto& b : buffers_) {
+      out.push_back({b->name, b->role, b->type, b->extents, b->size, b->padded() ? b->pitch : 0, b->device_index});
+    }
+    return out;
+  }
+  [[nodiscard]] bool has_device_reference() const { return device_reference_ || device_reference_on_each_; }
+  [[nodiscard]] const host_function& host_reference_function() const { return host_reference_; }
+  // Runs the reference (device) or the optimized launch on `streams`, with device 0 current; a launch of
+  // one stream gets device 0's.
+  void run_launch(bool optimized_side, const device_streams& streams) const {
+    const launch_function& single = optimized_side ? optimized_ : device_reference_;
+    const device_launch_function& each = optimized_side ? optimized_on_each_ : device_reference_on_each_;
+    if (each) {
+      each(streams);
+    } else {
+      single(streams[0]);
+    }
+  }
+  [[nodiscard]] const work_model& work() const { return work_; }
+  [[nodiscard]] const perf_expectations& expectations() const { return expectations_; }
+  [[nodiscard]] const census_expectations& census_expected() const { return census_; }
+  [[nodiscard]] bool is_deterministic() const { return deterministic_; }
+  [[nodiscard]] const host_function& oracle_function() const { return oracle_; }
+  [[nodiscard]] double oracle_ratio() const { return oracle_ratio_; }
+  [[nodiscard]] std::size_t required_alignment() const { return required_alignment_; }
+  [[nodiscard]] kbench::tolerance tolerance_of(const detail::buffer_slot& out) const {
+    if (out.tol) return *out.tol;
+    if (case_tolerance_) return *case_tolerance_;
+    return default_tolerance(out.type);
+  }
+
+  // Throws usage_error unless the declaration is complete: outputs, one reference, an optimized launch.
+  void validate() const {
+    bool has_output = false;
+    for (const auto& b : buffers_) has_output = has_output || b->role != buffer_role::input;
+    if (!has_output) fail("declares no output: there is nothing to check");
+    if (!has_device_reference() && !host_reference_) fail("declares no reference: call reference() or host_reference()");
+    if (has_device_reference() && host_reference_) fail("declares both a device and a host reference: keep one");
+    if (!optimized_ && !optimized_on_each_) fail("declares no optimized launch: call optimized()");
+    if (oracle_ && host_reference_) {
+      fail("declares an oracle and a host reference: the host reference computes in double already; keep one");
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw usage_error("case '" + name_ + "' [" + shape_.to_string() + "] " + what);
+  }
+
+  detail::buffer_slot& add_slot(std::string buffer_name, buffer_role role, dtype type,
+                                std::initializer_list<std::int64_t> extents) {
+    for (const auto& b : buffers_) {
+      if (b->name == buffer_name) fail("declares buffer '" + buffer_name + "' twice");
+    }
+    if (extents.size() == 0) fail("buffer '" + buffer_name + "' has no extents");
+    auto slot = std::make_unique<detail::buffer_slot>();
+    std::size_t size = 1;
+    for (std::int64_t e : extents) {
+      if (e <= 0) {
+        fail("buffer '" + buffer_name + "' has extent " + std::to_string(e) +
+             ": every extent must be > 0 (an empty buffer tests nothing)");
+      }
+      if (size > std::numeric_limits<std::size_t>::max() / info(type).size / static_cast<std::size_t>(e)) {
+        fail("buffer '" + buffer_name + "' is too large to address");
+      }
+      size *= static_cast<std::size_t>(e);
+      slot->extents.push_back(static_cast<std::size_t>(e));
+    }
+    slot->name = std::move(buffer_name);
+    slot->role = role;
+    slot->type = type;
+    slot->size = size;
+    buffers_.push_back(std::move(slot));
+    return *buffers_.back();
+  }
+
+  // A buffer whose values kbench draws (an input, or an in-place buffer).
+  detail::buffer_slot& add_drawn(std::string buffer_name, buffer_role role, dtype type,
+                                 std::initializer_list<std::int64_t> extents, const distribution& init) {
+    detail::buffer_slot& slot = add_slot(std::move(buffer_name), role, type, extents);
+    check_range(slot, init);
+    slot.init = init;
+    return slot;
+  }
+
+  void check_range(const detail::buffer_slot& slot, const distribution& init) const {
+    if (init.shape != distribution::kind::uniform) return;
+    const double largest = slot.type == dtype::f16      ? 65504.0
+                           : slot.type == dtype::f8e4m3 ? 448.0
+                                                        : std::numeric_limits<double>::max();
+    if (std::fabs(init.a) > largest || std::fabs(init.b) > largest) {
+      fail("input '" + slot.name + "': " + init.describe() + " exceeds the range of " + std::string(info(slot.type).name));
+    }
+  }
+
+  // A buffer per device, "name[device d]", each on its logical device.
+  template <class Ref, class Declare>
+  per_device<Ref> on_each(const std::string& buffer_name, Declare&& declare) {
+    if (!spans_devices()) fail("buffer '" + buffer_name + "' is declared on each device, but the case declares no devices(n)");
+    std::vector<Ref> refs;
+    for (int d = 0; d < devices_; ++d) {
+      Ref ref = declare(buffer_name + "[device " + std::to_string(d) + "]");
+      ref.slot()->device_index = d;
+      refs.push_back(ref);
+    }
+    return per_device<Ref>(std::move(refs));
+  }
+
+  // A side has one launch, of one stream or of one per device.
+  template <class F>
+  void once_per_side(const F& other, const char* what) const {
+    if (other) fail(std::string("sets ") + what + "() twice");
+  }
+
+  template <class F>
+  void set_once(F& target, F value, const char* what) {
+    if (!value) fail(std::string(what) + "() was given an empty function");
+    if (target) fail(std::string("sets ") + what + "() twice");
+    target = std::move(value);
+  }
+
+  double checked_work(double value, const char* what) const {
+    if (!std::isfinite(value) || value < 0.0) fail(std::string(what) + "() must be finite and >= 0");
+    return value;
+  }
+
+  std::string name_;
+  kbench::shape shape_;
+  std::vector<std::unique_ptr<detail::buffer_slot>> buffers_;
+  launch_function device_reference_;
+  host_function host_reference_;
+  launch_function optimized_;
+  device_launch_function device_reference_on_each_;
+  device_launch_function optimized_on_each_;
+  int devices_ = 0;  // devices(): 0 when the case never said (one device)
+  bool requires_peer_access_ = false;
+  std::optional<kbench::tolerance> case_tolerance_;
+  work_model work_;
+  perf_expectations expectations_;
+  census_expectations census_;
+  bool deterministic_ = false;
+  host_function oracle_;
+  double oracle_ratio_ = 2.0;
+  std::size_t required_alignment_ = 1;
+  mutable std::vector<std::string> asked_;  // dim() calls, for unasked_dimensions()
+};
+
+}  // namespace kbench

@@ -1,0 +1,165 @@
+// kbench/contract/platform.hpp: the one header that knows the GPU platform. Everything that differs between AMD
+// (hipcc/clang, wavefront 64 on gfx9, 32 on RDNA) and NVIDIA (HIP's NVIDIA platform through nvcc, warp 32)
+// is here: the 16-bit float types, their conversions, the wave size and the cross-lane shuffles.
+// Kernels written against these names compile unchanged on both.
+#pragma once
+
+#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+
+#include <string>
+
+#include "dtype.hpp"
+
+#if defined(__HIP_PLATFORM_NVIDIA__) || defined(__HIP_PLATFORM_NVCC__)
+#define KBENCH_PLATFORM_NVIDIA 1
+#define KBENCH_PLATFORM_NAME "nvidia"
+#include <cuda_bf16.h>
+#if __has_include(<nvtx3/nvToolsExt.h>)
+#include <nvtx3/nvToolsExt.h>
+#define KBENCH_HAS_NVTX 1
+#endif
+#elif defined(__HIP_PLATFORM_AMD__) || defined(__HIP_PLATFORM_HCC__)
+#define KBENCH_PLATFORM_AMD 1
+#define KBENCH_PLATFORM_NAME "amd"
+#if __has_include(<hip/hip_bf16.h>)
+#include <hip/hip_bf16.h>
+#define KBENCH_AMD_HAS_HIP_BF16 1
+#else
+#include <hip/hip_bfloat16.h>
+#endif
+#else
+#error "kbench: no HIP platform is defined; compile with hipcc (AMD) or with nvcc and -D__HIP_PLATFORM_NVIDIA__"
+#endif
+
+namespace kbench {
+
+// 16-bit float element types of the platform (fp8_e4m3, emulated, is in fp8.hpp).
+using fp16_t = __half;
+#if defined(KBENCH_PLATFORM_NVIDIA)
+using bf16_t = __nv_bfloat16;
+#elif defined(KBENCH_AMD_HAS_HIP_BF16)
+using bf16_t = __hip_bfloat16;
+#else
+using bf16_t = hip_bfloat16;  // HIP 5.x
+#endif
+
+template <> struct dtype_of<fp16_t> { static constexpr dtype value = dtype::f16; };
+template <> struct dtype_of<bf16_t> { static constexpr dtype value = dtype::bf16; };
+static_assert(sizeof(fp16_t) == 2 && sizeof(bf16_t) == 2, "16-bit float types must be two bytes");
+
+// The element type kernels see for each dtype (visit_dtype gives the dtype; this, the C++ type).
+template <dtype D> struct element_of { using type = storage_t<D>; };  // the integers
+template <> struct element_of<dtype::f64> { using type = double; };
+template <> struct element_of<dtype::f32> { using type = float; };
+template <> struct element_of<dtype::f16> { using type = fp16_t; };
+template <> struct element_of<dtype::bf16> { using type = bf16_t; };
+template <> struct element_of<dtype::f8e4m3> { using type = fp8_e4m3; };
+template <dtype D>
+using element_t = typename element_of<D>::type;
+
+// Conversions usable in kernels (and on the host), rounding to nearest even.
+__host__ __device__ inline float to_float(float x) { return x; }
+__host__ __device__ inline float to_float(fp16_t x) { return __half2float(x); }
+__host__ __device__ inline float to_float(bf16_t x) {
+#if defined(KBENCH_PLATFORM_NVIDIA) || defined(KBENCH_AMD_HAS_HIP_BF16)
+  return __bfloat162float(x);
+#else
+  return static_cast<float>(x);
+#endif
+}
+
+template <class T> __host__ __device__ inline T from_float(float x);
+template <> __host__ __device__ inline float from_float<float>(float x) { return x; }
+template <> __host__ __device__ inline fp16_t from_float<fp16_t>(float x) { return __float2half(x); }
+template <> __host__ __device__ inline fp8_e4m3 from_float<fp8_e4m3>(float x) { return fp8_e4m3{float_to_fp8_e4m3(x)}; }
+template <> __host__ __device__ inline bf16_t from_float<bf16_t>(float x) {
+#if defined(KBENCH_PLATFORM_NVIDIA) || defined(KBENCH_AMD_HAS_HIP_BF16)
+  return __float2bfloat16(x);
+#else
+  return bf16_t(x);
+#endif
+}
+
+// Lanes per wave. Not a compile-time constant (HIP 7 dropped constexpr warpSize; gfx9 runs 64, RDNA 32):
+// size shared arrays with max_wave_size / min_wave_size and loop with wave_size().
+inline constexpr int max_wave_size = 64;
+inline constexpr int min_wave_size = 32;
+inline constexpr int max_waves_per_block = 1024 / min_wave_size;
+__device__ inline int wave_size() { return warpSize; }
+
+// Butterfly and downward shuffles across the whole wave; every lane of the wave must take part.
+template <class T>
+__device__ inline T shfl_xor(T value, int lane_mask) {
+#if defined(KBENCH_PLATFORM_NVIDIA)
+  return __shfl_xor_sync(0xffffffffu, value, lane_mask);
+#else
+  return __shfl_xor(value, lane_mask);
+#endif
+}
+
+template <class T>
+__device__ inline T shfl_down(T value, unsigned int delta) {
+#if defined(KBENCH_PLATFORM_NVIDIA)
+  return __shfl_down_sync(0xffffffffu, value, delta);
+#else
+  return __shfl_down(value, delta);
+#endif
+}
+
+// Sum over the lanes of a wave, returned to every lane.
+template <class T>
+__device__ inline T wave_sum(T value) {
+  for (int offset = wave_size() / 2; offset > 0; offset /= 2) value += shfl_xor(value, offset);
+  return value;
+}
+
+// Maximum over the lanes of a wave, returned to every lane.
+template <class T>
+__device__ inline T wave_max(T value) {
+  for (int offset = wave_size() / 2; offset > 0; offset /= 2) {
+    const T other = shfl_xor(value, offset);
+    value = other > value ? other : value;
+  }
+  return value;
+}
+
+// The name the runtime knows a kernel by, from its host function (mangled; empty when it will not say).
+inline std::string kernel_symbol(const void* host_function, hipStream_t stream) {
+#if defined(KBENCH_PLATFORM_NVIDIA)
+  (void)stream;
+#if CUDART_VERSION >= 12030
+  const char* name = nullptr;
+  if (cudaFuncGetName(&name, host_function) == cudaSuccess && name) return name;
+#endif
+  (void)cudaGetLastError();
+  return {};
+#else
+  const char* name = hipKernelNameRefByPtr(host_function, stream);
+  (void)hipGetLastError();
+  return name ? name : "";
+#endif
+}
+
+// A named range for profilers (NVTX on NVIDIA, header-only, when the CUDA toolkit has it; nothing on AMD,
+// where roctx would need a library), so that `ncu --nvtx --nvtx-include "<name>/"` sees just the
+// launches inside it.
+class profiler_range {
+ public:
+  explicit profiler_range(const char* name) {
+#if defined(KBENCH_HAS_NVTX)
+    nvtxRangePushA(name);
+#else
+    (void)name;
+#endif
+  }
+  profiler_range(const profiler_range&) = delete;
+  profiler_range& operator=(const profiler_range&) = delete;
+  ~profiler_range() {
+#if defined(KBENCH_HAS_NVTX)
+    nvtxRangePop();
+#endif
+  }
+};
+
+}  // namespace kbench

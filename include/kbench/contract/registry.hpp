@@ -1,0 +1,114 @@
+// kbench/contract/registry.hpp: registration of case functions with the shapes they run at. HIP-free.
+//
+//   KBENCH_REGISTER(rmsnorm).shape({{"rows", 37}, {"cols", 1531}}).shape({{"rows", 16384}, {"cols", 8192}});
+//   KBENCH_REGISTER(rmsnorm<kbench::bf16_t>).name("rmsnorm_bf16")       // a template, under a plain name
+//       .axis("rows", {4096}).axis("cols", {1024, 4096, 16384});        // shapes: every combination
+//
+// The macro is a thin wrapper over register_case(), which a program may call directly. A function
+// template registered for several element types is one registration per type, each with its own name.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <initializer_list>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "error.hpp"
+#include "shape.hpp"
+
+namespace kbench {
+
+class kernel_case;  // kernel_case.hpp: only the case function needs it, so host-only code can list the cases
+
+using case_function = void (*)(kernel_case&);
+
+class case_registration {
+ public:
+  case_registration(std::string name, case_function function, const char* file, int line)
+      : name_(std::move(name)), function_(function), file_(file), line_(line) {}
+
+  // Adds a shape the case runs at. List an odd one (sizes that are not multiples of a block) too.
+  case_registration& shape(std::initializer_list<kbench::shape::dimension> dims) {
+    shapes_.emplace_back(dims);
+    return *this;
+  }
+
+  // Adds an axis: the case also runs at every combination of its axes' values (nvbench's cartesian
+  // product), after the shapes given one by one.
+  case_registration& axis(std::string dimension, std::initializer_list<std::int64_t> values) {
+    for (const auto& a : axes_) {
+      if (a.first == dimension) throw usage_error("case '" + name_ + "' has axis '" + dimension + "' twice");
+    }
+    if (values.size() == 0) throw usage_error("case '" + name_ + "': axis '" + dimension + "' has no values");
+    axes_.emplace_back(std::move(dimension), std::vector<std::int64_t>(values));
+    return *this;
+  }
+
+  // Renames the case (by default, the function as written: `rmsnorm<kbench::bf16_t>`) to a plain name,
+  // which filters, JSON keys and shells take without quoting: letters, digits, '_', '-' and '.'.
+  case_registration& name(std::string plain) {
+    if (plain.empty()) throw usage_error("case '" + name_ + "' is given an empty name");
+    for (const char c : plain) {
+      const bool plain_char = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+                              c == '-' || c == '.';
+      if (!plain_char) throw usage_error("case '" + name_ + "': name '" + plain + "' holds '" + c + "'; use letters, digits, '_', '-', '.'");
+    }
+    name_ = std::move(plain);
+    return *this;
+  }
+
+  [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] case_function function() const { return function_; }
+  [[nodiscard]] const char* file() const { return file_; }
+  [[nodiscard]] int line() const { return line_; }
+  // Every registered shape, then every combination of the axes; a case registered without either runs
+  // once with an empty shape.
+  [[nodiscard]] std::vector<kbench::shape> shapes() const {
+    std::vector<kbench::shape> all = shapes_;
+    if (!axes_.empty()) {
+      std::vector<std::vector<kbench::shape::dimension>> combinations{{}};
+      for (const auto& [dimension, values] : axes_) {
+        std::vector<std::vector<kbench::shape::dimension>> longer;
+        for (const auto& c : combinations) {
+          for (const std::int64_t v : values) {
+            longer.push_back(c);
+            longer.back().emplace_back(dimension, v);
+          }
+        }
+        combinations = std::move(longer);
+      }
+      for (auto& c : combinations) all.emplace_back(std::move(c));
+    }
+    return all.empty() ? std::vector<kbench::shape>{kbench::shape{}} : all;
+  }
+
+ private:
+  std::string name_;
+  case_function function_;
+  const char* file_;
+  int line_;
+  std::vector<kbench::shape> shapes_;
+  std::vector<std::pair<std::string, std::vector<std::int64_t>>> axes_;
+};
+
+// Every case registered in this program, in registration order (a deque keeps references stable).
+inline std::deque<case_registration>& registered_cases() {
+  static std::deque<case_registration> cases;
+  return cases;
+}
+
+inline case_registration& register_case(std::string name, case_function function, const char* file, int line) {
+  return registered_cases().emplace_back(std::move(name), function, file, line);
+}
+
+}  // namespace kbench
+
+#define KBENCH_DETAIL_CONCAT_(a, b) a##b
+#define KBENCH_DETAIL_CONCAT(a, b) KBENCH_DETAIL_CONCAT_(a, b)
+
+// Variadic, so that a template argument list with commas needs no parentheses.
+#define KBENCH_REGISTER(...)                                                                    \
+  [[maybe_unused]] static ::kbench::case_registration& KBENCH_DETAIL_CONCAT(kbench_registration_, __LINE__) = \
+      ::kbench::register_case(#__VA_ARGS__, &__VA_ARGS__, __FILE__, __LINE__)

@@ -1,0 +1,155 @@
+// kbench/decisions/judge.hpp: the judging of a timing, as plain functions over plain results: the speedup's
+// verdict, and the findings that make a perf test fail (work the timed stream did not see, implausible
+// speedups and bandwidths, unmet requirements) or that are worth a note. HIP-free: the timing run
+// (procedure/timing_run.hpp) only measures; everything it concludes is decided here, and unit-tested.
+#pragma once
+
+#include <algorithm>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "../results/outcome.hpp"
+#include "../results/report.hpp"
+#include "../results/results.hpp"
+#include "../results/statistics.hpp"
+
+namespace kbench {
+
+// Significant, and larger than the 1% that separate runs and builds move a median.
+[[nodiscard]] inline speedup_verdict judge_speedup(const interval& speedup) {
+  if (speedup.low > 1.01) return speedup_verdict::faster;
+  if (speedup.high < 0.99) return speedup_verdict::slower;
+  return speedup_verdict::no_significant_difference;
+}
+
+// What a timing is judged against: the device's L2 (what a cold working set must exceed to be read
+// from memory), its copy and read bandwidth, and the timer's floor.
+struct judging_context {
+  double l2_bytes = 0.0;
+  copy_bandwidth copy;
+  timer_floor floor;
+};
+
+namespace detail {
+
+inline void add(timing_result& t, finding_kind kind, std::string text) { t.findings.push_back({kind, std::move(text)}); }
+
+// Work outside the timed region: the device still busy after the timed events, a launch that keeps the
+// device busy longer on the host's clock than on the stream, a graph that captured fewer operations than
+// launches.
+inline void judge_unseen_work(timing_result& t, const judging_context& c) {
+  const double unseen = t.launch_wall - c.floor.empty_launch_wall - 2 * t.single_launch;
+  if (t.launch_wall > 0 && unseen > std::max(20e-6, t.single_launch)) {
+    add(t, finding_kind::unseen_work,
+        fmt::format("one launch keeps the device busy {} on the host's clock but {} on the timed stream: work ran on "
+                    "another stream or after the launch returned, outside the timed region",
+                    format_duration(t.launch_wall - c.floor.empty_launch_wall), format_duration(t.single_launch)));
+  }
+  for (const char* who : {"reference", "optimized"}) {
+    const long long operations = who[0] == 'o' ? t.optimized_graph_operations : t.reference_graph_operations;
+    if (operations < 0) continue;
+    if (operations == 0) {
+      add(t, finding_kind::unseen_work,
+          fmt::format("the {} launch put no work on the stream kbench gave it: work on another stream is not timed", who));
+    } else if (operations < t.launches_per_sample) {
+      add(t, finding_kind::unseen_work,
+          fmt::format("the {} launch put no work on the stream on some calls: {} launches captured {} operations, so "
+                      "the timing would count skipped calls as fast ones",
+                      who, t.launches_per_sample, operations));
+    }
+  }
+  if (t.idle_wait > std::max(20e-6, 0.1 * t.optimized.median)) {
+    add(t, finding_kind::unseen_work,
+        fmt::format("the device stayed busy {} after the timed launches ended (median): work ran on another stream "
+                    "or after the launch returned, outside the timed region",
+                    format_duration(t.idle_wait)));
+  }
+}
+
+// A kernel that keeps results of earlier launches (keyed on its inputs, say) is faster on inputs it has
+// seen. Every timed launch reads fresh inputs, so its timing is honest; it fails all the same, since on
+// real inputs it does the work it skipped here. Cold launches both: the caches play no part.
+inline void judge_memoization(timing_result& t) {
+  if (t.fresh_launch <= 0 || t.seen_launch <= 0) return;
+  if (t.seen_launch < 0.8 * t.fresh_launch && t.fresh_launch - t.seen_launch > 1e-6) {
+    add(t, finding_kind::memoization,
+        fmt::format("the optimized kernel takes {} on inputs an earlier launch has seen and {} on fresh ones (cold, "
+                    "medians): it reuses results of earlier launches; kbench timed fresh inputs only",
+                    format_duration(t.seen_launch), format_duration(t.fresh_launch)));
+  }
+}
+
+// A speedup above the case's plausible maximum, a bandwidth above the device's with cold caches, and
+// the case's own requirements when the whole interval falls short.
+inline void judge_plausibility(timing_result& t, const judging_context& c) {
+  const perf_expectations& want = t.expectations;
+  const double median = t.optimized.median;
+  if (t.reference && t.speedup > want.max_plausible_speedup) {
+    add(t, finding_kind::implausible,
+        fmt::format("implausible speedup {:.1f}x (above {:.0f}x): a broken reference or a kernel that skips work; a "
+                    "case that means it says allow_speedup_up_to()",
+                    t.speedup, want.max_plausible_speedup));
+  }
+  const double copy = c.copy.bytes_per_second;
+  if (t.work.bytes > 0 && copy > 0) {
+    const double rate = t.work.bytes / median;
+    const double fastest = std::max(copy, c.copy.read_bytes_per_second);
+    if (rate > 1.05 * fastest) {
+      const std::string what = fmt::format("{} is above the device's measured bandwidth ({} copying, {} reading)",
+                                           format_rate(t.work.bytes, median, "B"), format_rate(copy, 1.0, "B"),
+                                           format_rate(c.copy.read_bytes_per_second, 1.0, "B"));
+      if (t.work.bytes > 2.0 * c.l2_bytes && t.mode == timing_mode::cold) {
+        add(t, finding_kind::implausible,
+            what + " with cold caches and a working set larger than the L2: bytes_moved() overstates the work, or the "
+                   "kernel skips it");
+      } else {
+        add(t, finding_kind::note, what + ": the working set is served from cache");
+      }
+    }
+    if (want.required_bandwidth > 0) {
+      // The whole interval short: even the fastest plausible median misses the requirement.
+      const double best = t.work.bytes / (median * (1.0 - t.optimized_precision)) / copy;
+      if (best < want.required_bandwidth) {
+        add(t, finding_kind::requirement_missed,
+            fmt::format("bandwidth {:.1f}% of copy is short of the required {:.1f}%", 100 * rate / copy,
+                        100 * want.required_bandwidth));
+      }
+    }
+  }
+  if (want.required_speedup > 0 && t.reference && t.speedup_interval.high < want.required_speedup) {
+    add(t, finding_kind::requirement_missed,
+        fmt::format("speedup {:.3f}x (95% interval {:.3f} to {:.3f}) is short of the required {:.3f}x", t.speedup,
+                    t.speedup_interval.low, t.speedup_interval.high, want.required_speedup));
+  }
+}
+
+// Notes on how the samples were taken.
+inline void judge_method(timing_result& t) {
+  if (t.input_sets < t.input_sets_wanted) {
+    add(t, finding_kind::note,
+        fmt::format("{} input set(s) drawn before each sample, not {}: {} sets of {:.4g} MiB, each held twice, would "
+                    "take more than a quarter of the free device memory",
+                    t.input_sets, t.input_sets_wanted, t.input_sets_wanted, t.input_set_bytes / 1048576.0));
+  }
+  if (!t.precise) {
+    add(t, finding_kind::note,
+        fmt::format("stopped before the medians were known to +-{:.2g}% (optimized +-{:.2g}%, reference +-{:.2g}%): "
+                    "the time or sample limit came first",
+                    100 * t.precision_target, 100 * t.optimized_precision, 100 * t.reference_precision));
+  }
+}
+
+}  // namespace detail
+
+// Adds every finding the measured facts of `t` support (after those the timing run itself made: the audit
+// of the last sample), and the speedup's verdict.
+inline void judge_timing(timing_result& t, const judging_context& c) {
+  if (t.reference) t.verdict = judge_speedup(t.speedup_interval);
+  detail::judge_unseen_work(t, c);
+  detail::judge_memoization(t);
+  detail::judge_plausibility(t, c);
+  detail::judge_method(t);
+}
+
+}  // namespace kbench

@@ -1,0 +1,383 @@
+// kbench/engines/comparison.hpp: compares an output with its reference under a tolerance and says why it fails.
+//
+// One pass computes every metric a kernel engineer asks for (max abs and rel error with their indices,
+// mismatch count, cosine similarity, relative L2 error, NaN/Inf bookkeeping, elements never written)
+// and the verdict. The policies only decide; the metrics are always there for the report.
+//
+// HIP-free: see dtype.hpp.
+#pragma once
+// Marks the engine as included: tests/contract_header_check.hip keeps it out of what test files include.
+#define KBENCH_COMPARISON_ENGINE 1
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../contract/dtype.hpp"
+#include "../contract/error.hpp"
+#include "../contract/tolerance.hpp"
+#include "../detail/parallel.hpp"
+#include "../results/comparison_result.hpp"
+#include "tally.hpp"
+
+namespace kbench {
+
+// An array in host memory, read-only, with the shape the report uses to name indices.
+struct array_view {
+  const void* data = nullptr;
+  dtype type = dtype::f32;
+  std::size_t size = 0;
+  std::vector<std::size_t> extents;  // row-major; empty means one dimension of `size`
+};
+
+struct compare_options {
+  std::size_t mismatches_to_keep = 8;
+  bool detect_poison = true;  // name elements that still hold the poison pattern
+};
+
+namespace detail {
+
+// Position of a float among the representable values, sign-magnitude to a single signed ordering in
+// which -0 and +0 coincide; the distance of two positions is their distance in ulps.
+inline std::uint64_t float_magnitude_bits(double v, dtype t) noexcept {
+  switch (t) {
+    case dtype::f64: {
+      std::uint64_t b;
+      std::memcpy(&b, &v, 8);
+      return b & 0x7FFFFFFFFFFFFFFFull;
+    }
+    case dtype::f32: {
+      const float f = double_to_float(v);
+      std::uint32_t b;
+      std::memcpy(&b, &f, 4);
+      return b & 0x7FFFFFFFu;
+    }
+    case dtype::f16: return double_to_fp16(v) & 0x7FFFu;
+    case dtype::bf16: return double_to_bf16(v) & 0x7FFFu;
+    case dtype::f8e4m3: return double_to_fp8_e4m3(v) & 0x7Fu;
+    default: return 0;
+  }
+}
+
+// ulps between two finite values in the float format t (values are rounded to t first).
+inline std::uint64_t ulp_distance(double a, double b, dtype t) noexcept {
+  const std::uint64_t ma = float_magnitude_bits(a, t), mb = float_magnitude_bits(b, t);
+  const bool na = std::signbit(a) && ma != 0, nb = std::signbit(b) && mb != 0;
+  if (na == nb) return ma > mb ? ma - mb : mb - ma;
+  return ma + mb;  // opposite signs: through zero
+}
+
+// Typed readers of the element loop: the storage word of each dtype and its value. Floats are read as
+// their bits, so the poison and ulp checks compare words, and the loop never calls a codec.
+template <class Bits, dtype T>
+struct float_reader {
+  using storage = Bits;
+  static constexpr bool is_float = true;
+  static constexpr Bits sign_bit = Bits{1} << (8 * sizeof(Bits) - 1);
+  static double value(Bits b) noexcept {
+    if constexpr (T == dtype::f64) {
+      double d;
+      std::memcpy(&d, &b, 8);
+      return d;
+    } else if constexpr (T == dtype::f32) {
+      float f;
+      std::memcpy(&f, &b, 4);
+      return f;
+    } else if constexpr (T == dtype::bf16) {
+      const std::uint32_t wide = std::uint32_t{b} << 16;
+      float f;
+      std::memcpy(&f, &wide, 4);
+      return f;
+    } else if constexpr (T == dtype::f8e4m3) {
+      return fp8_e4m3_to_float(b);
+    } else {
+      return fp16_table()[b];
+    }
+  }
+  // |ulps| between two words of this format, through zero for opposite signs (-0 == +0).
+  static std::uint64_t ulps(Bits a, Bits b) noexcept {
+    const std::uint64_t ma = a & static_cast<Bits>(~sign_bit), mb = b & static_cast<Bits>(~sign_bit);
+    const bool na = (a & sign_bit) && ma != 0, nb = (b & sign_bit) && mb != 0;
+    if (na == nb) return ma > mb ? ma - mb : mb - ma;
+    return ma + mb;
+  }
+  static const double* fp16_table() noexcept {
+    static const std::vector<double> table = [] {
+      std::vector<double> t(65536);
+      for (std::uint32_t i = 0; i < 65536; ++i) t[i] = fp16_to_double(static_cast<std::uint16_t>(i));
+      return t;
+    }();
+    return table.data();
+  }
+};
+
+template <class Int>
+struct integer_reader {
+  using storage = Int;
+  static constexpr bool is_float = false;
+  static double value(Int v) noexcept { return static_cast<double>(v); }
+};
+
+// What the element loop found over a range of elements: the tally, and the first mismatches in index
+// order (ranges merge in index order, so the table stays the first ones).
+struct partial_result {
+  element_tally tally = element_tally::none();
+  std::vector<mismatch> first_mismatches;
+
+  void merge(const partial_result& later, std::size_t keep) {
+    tally.merge(later.tally);
+    for (const mismatch& m : later.first_mismatches) {
+      if (first_mismatches.size() < keep) first_mismatches.push_back(m);
+    }
+  }
+};
+
+// The element loop over [begin, end) for an output read by A and a reference read by E (A, or fp64 for
+// host references).
+template <class A, class E>
+partial_result compare_elements(const array_view& actual, const array_view& expected, const tolerance& tol,
+                                const compare_options& options, std::size_t begin, std::size_t end) {
+  using SA = typename A::storage;
+  using SE = typename E::storage;
+  constexpr bool same = std::is_same_v<A, E>;
+  const auto* pa = static_cast<const SA*>(actual.data);
+  const auto* pe = static_cast<const SE*>(expected.data);
+  const SA poison = poison_as<SA>(actual.type);
+  const bool detect_poison = options.detect_poison;
+  const bool equal_nan = tol.equal_nan;
+  const element_rule* rules = tol.element_rules.data();
+  const std::size_t rule_count = tol.element_rules.size();
+  constexpr double infinity = std::numeric_limits<double>::infinity();
+  partial_result r;
+  element_tally& t = r.tally;
+  // The hot sums and maxima live in locals; the tally takes them at the end.
+  double dot = 0.0, norm_a = 0.0, norm_e = 0.0, norm_diff = 0.0, max_abs = -1.0, max_rel = -1.0;
+  std::uint64_t max_abs_index = no_index, max_rel_index = no_index;
+  std::size_t mismatches = 0, finite_pairs = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    const SA sa = pa[i];
+    const SE se = pe[i];
+    const double a = A::value(sa), e = E::value(se);
+    bool identical;
+    std::uint64_t int_diff = 0;
+    if constexpr (!A::is_float && same) {
+      identical = sa == se;  // integers as integers: exact beyond 2^53
+      int_diff = sa > se ? static_cast<std::uint64_t>(sa) - static_cast<std::uint64_t>(se)
+                         : static_cast<std::uint64_t>(se) - static_cast<std::uint64_t>(sa);
+    } else {
+      identical = a == e;
+    }
+    bool ok = true;
+    // An element still holding the poison was never written, even where it would match (NaN vs NaN).
+    const bool poisoned = detect_poison && sa == poison && !identical;
+    if (poisoned && t.never_written++ == 0) t.first_never_written = i;
+    double abs_err, rel_err;
+    if (!std::isfinite(a) || !std::isfinite(e)) {
+      // Non-finite: a match only when identical (the same infinity) or both NaN under equal_nan.
+      const bool nan_a = std::isnan(a), nan_e = std::isnan(e);
+      if (nan_e && t.nan_expected++ == 0) t.first_nan_expected = i;
+      if (nan_a) ++t.nan_actual;
+      ok = identical || (nan_a && nan_e && equal_nan);
+      abs_err = rel_err = ok ? 0.0 : infinity;
+      if (!ok && t.nonfinite++ == 0) t.first_nonfinite = i;
+    } else {
+      abs_err = (!A::is_float && same) ? static_cast<double>(int_diff) : std::fabs(a - e);
+      rel_err = abs_err == 0.0 ? 0.0 : (e == 0.0 ? infinity : abs_err / std::fabs(e));
+      // The distance in units of the output dtype (a host reference rounded to it first: 0 means the
+      // correctly rounded value); integers: their difference.
+      std::uint64_t ulps;
+      if constexpr (A::is_float && same) {
+        ulps = A::ulps(sa, se);
+      } else if constexpr (A::is_float) {
+        ulps = ulp_distance(a, e, actual.type);
+      } else if constexpr (same) {
+        ulps = int_diff;
+      } else {
+        ulps = abs_err < 1.8e19 ? static_cast<std::uint64_t>(std::ceil(abs_err)) : ~std::uint64_t{0};
+      }
+      t.count_ulps(ulps);
+      for (std::size_t k = 0; k < rule_count; ++k) {
+        const element_rule& rule = rules[k];
+        switch (rule.rule) {
+          case element_rule::kind::exact: ok = ok && identical; break;
+          case element_rule::kind::within: ok = ok && abs_err <= rule.atol + rule.rtol * std::fabs(e); break;
+          case element_rule::kind::ulp: ok = ok && ulps <= rule.max_ulps; break;
+        }
+      }
+      ++finite_pairs;
+      dot += a * e;
+      norm_a += a * a;
+      norm_e += e * e;
+      norm_diff += (a - e) * (a - e);
+    }
+    // Strictly larger only: a tie keeps the earlier index.
+    if (abs_err > max_abs) max_abs = abs_err, max_abs_index = i, t.max_abs_expected = e;
+    if (rel_err > max_rel) max_rel = rel_err, max_rel_index = i;
+    if (!ok) {
+      if (r.first_mismatches.size() < options.mismatches_to_keep) {
+        r.first_mismatches.push_back({i, a, e, abs_err, rel_err, poisoned});
+      }
+      ++mismatches;
+    }
+  }
+  t.mismatches = mismatches;
+  t.finite_pairs = finite_pairs;
+  t.max_abs = max_abs, t.max_abs_index = max_abs_index;
+  t.max_rel = max_rel, t.max_rel_index = max_rel_index;
+  t.dot = dot, t.norm_a = norm_a, t.norm_e = norm_e, t.norm_diff = norm_diff;
+  return r;
+}
+
+// Runs the element loop over fixed chunks of the output on every hardware thread, then merges the
+// chunks in index order: the result does not depend on the number of threads.
+template <class A>
+partial_result compare_with(const array_view& actual, const array_view& expected, const tolerance& tol,
+                            const compare_options& options) {
+  using f64_reader = float_reader<std::uint64_t, dtype::f64>;
+  auto run = [&](std::size_t begin, std::size_t end) {
+    if (expected.type == actual.type) return compare_elements<A, A>(actual, expected, tol, options, begin, end);
+    return compare_elements<A, f64_reader>(actual, expected, tol, options, begin, end);
+  };
+  constexpr std::size_t chunk = std::size_t{1} << 20;
+  const std::size_t chunks = (actual.size + chunk - 1) / chunk;
+  std::vector<partial_result> parts(chunks);
+  parallel_for(chunks, [&](std::size_t c) { parts[c] = run(c * chunk, std::min(actual.size, (c + 1) * chunk)); });
+  partial_result total = std::move(parts.front());
+  for (std::size_t c = 1; c < chunks; ++c) total.merge(parts[c], options.mismatches_to_keep);
+  return total;
+}
+
+// The reader of each dtype's storage: floats by their bits, integers as themselves.
+template <dtype D>
+using reader_of = std::conditional_t<info(D).is_float, float_reader<storage_t<D>, D>, integer_reader<storage_t<D>>>;
+
+inline partial_result dispatch_compare(const array_view& actual, const array_view& expected, const tolerance& tol,
+                                       const compare_options& options) {
+  return visit_dtype(actual.type, [&](auto d) { return compare_with<reader_of<decltype(d)::value>>(actual, expected, tol, options); });
+}
+
+
+}  // namespace detail
+
+
+// From the tally of an element loop (host or device): every count, first index and maximum, the cosine
+// similarity, the relative L2 error, the reasons to fail and the verdict.
+inline void finish_comparison(comparison& r, const tolerance& tol, const std::vector<std::size_t>& shape,
+                              const element_tally& t) {
+  auto index = [](std::uint64_t i) { return i == no_index ? std::size_t{0} : static_cast<std::size_t>(i); };
+  r.mismatches = static_cast<std::size_t>(t.mismatches);
+  r.never_written = static_cast<std::size_t>(t.never_written);
+  r.nonfinite_mismatches = static_cast<std::size_t>(t.nonfinite);
+  r.nan_in_expected = static_cast<std::size_t>(t.nan_expected);
+  r.nan_in_actual = static_cast<std::size_t>(t.nan_actual);
+  r.finite_pairs = static_cast<std::size_t>(t.finite_pairs);
+  r.first_never_written = index(t.first_never_written);
+  r.first_nonfinite_mismatch = index(t.first_nonfinite);
+  r.first_nan_in_expected = index(t.first_nan_expected);
+  r.max_abs_error = t.max_abs < 0.0 ? 0.0 : t.max_abs;
+  r.max_abs_index = index(t.max_abs_index);
+  r.max_rel_error = t.max_rel < 0.0 ? 0.0 : t.max_rel;
+  r.max_rel_index = index(t.max_rel_index);
+  r.ulps_equal = static_cast<std::size_t>(t.ulps_equal);
+  r.ulps_one = static_cast<std::size_t>(t.ulps_one);
+  r.ulps_two = static_cast<std::size_t>(t.ulps_two);
+  r.max_ulps = t.max_ulps;
+  for (const element_rule& rule : tol.element_rules) {
+    const double bound = rule.rule == element_rule::kind::within ? rule.atol + rule.rtol * std::fabs(t.max_abs_expected)
+                         : rule.rule == element_rule::kind::exact ? 0.0
+                                                                 : std::numeric_limits<double>::infinity();
+    r.allowed_at_max_abs = std::min(r.allowed_at_max_abs, bound);
+  }
+  const double dot = t.dot, norm_a = t.norm_a, norm_e = t.norm_e, norm_diff = t.norm_diff;
+  // Aggregates over the finite pairs. Two zero vectors are identical (cosine 1); one zero vector
+  // against a non-zero one has no direction in common (cosine 0).
+  if (norm_a == 0.0 && norm_e == 0.0) {
+    r.cosine_similarity = 1.0;
+  } else if (norm_a == 0.0 || norm_e == 0.0) {
+    r.cosine_similarity = 0.0;
+  } else {
+    r.cosine_similarity = dot / (std::sqrt(norm_a) * std::sqrt(norm_e));
+  }
+  if (norm_e == 0.0) {
+    r.relative_l2_error = norm_diff == 0.0 ? 0.0 : std::numeric_limits<double>::infinity();
+  } else {
+    r.relative_l2_error = std::sqrt(norm_diff) / std::sqrt(norm_e);
+  }
+  r.allowed_mismatches = static_cast<std::size_t>(std::floor(tol.max_mismatch_fraction * static_cast<double>(r.size)));
+
+  if (r.nan_in_expected > 0 && !tol.equal_nan) {
+    r.reasons.push_back("the reference holds " + std::to_string(r.nan_in_expected) + " NaN (first at " +
+                        format_index(r.first_nan_in_expected, shape) +
+                        "): fix the reference, or add tol::equal_nan if NaN is the expected result");
+  }
+  if (r.never_written > 0) {
+    r.reasons.push_back(std::to_string(r.never_written) + " of " + std::to_string(r.size) + " elements (" +
+                        detail::percent(r.never_written, r.size) + ") were never written (first at " +
+                        format_index(r.first_never_written, shape) + ")");
+  }
+  if (r.nonfinite_mismatches > r.never_written) {
+    r.reasons.push_back(std::to_string(r.nonfinite_mismatches) + " elements are NaN or Inf where the other side " +
+                        "differs (first at " + format_index(r.first_nonfinite_mismatch, shape) + ")");
+  }
+  if (r.mismatches > r.allowed_mismatches) {
+    r.reasons.push_back(std::to_string(r.mismatches) + " of " + std::to_string(r.size) + " elements (" +
+                        detail::percent(r.mismatches, r.size) + ") mismatch, " +
+                        std::to_string(r.allowed_mismatches) + " allowed; worst abs error " +
+                        detail::format_number(r.max_abs_error) + " at " + format_index(r.max_abs_index, shape));
+  }
+  if (tol.min_cosine && !(r.cosine_similarity >= *tol.min_cosine)) {
+    r.reasons.push_back("cosine similarity " + detail::format_number(r.cosine_similarity) + " < " +
+                        detail::format_number(*tol.min_cosine));
+  }
+  if (tol.max_relative_l2 && !(r.relative_l2_error <= *tol.max_relative_l2)) {
+    r.reasons.push_back("relative L2 error " + detail::format_number(r.relative_l2_error) + " > " +
+                        detail::format_number(*tol.max_relative_l2));
+  }
+  // NaN/Inf mismatches and unwritten elements always have a reason above: no allowance covers them.
+  r.passed = r.reasons.empty();
+}
+
+// Compares `actual` with `expected` under `tol`. `expected` has the dtype of `actual`, or is fp64 (a
+// host reference). Bad input (size mismatch, empty arrays, missing data, an unusable tolerance) fails the
+// comparison with a reason; it never passes.
+[[nodiscard]] inline comparison compare(const array_view& actual, const array_view& expected, const tolerance& tol,
+                                        const compare_options& options = {}) {
+  comparison r;
+  r.applied = tol;
+  r.size = actual.size;
+  auto fail = [&r](std::string reason) {
+    r.passed = false;
+    r.reasons.push_back(std::move(reason));
+    return r;
+  };
+  try {
+    validate(tol);
+  } catch (const usage_error& e) {
+    return fail(e.what());
+  }
+  if (actual.size != expected.size) {
+    return fail("size mismatch: output has " + std::to_string(actual.size) + " elements, reference " +
+                std::to_string(expected.size));
+  }
+  if (actual.size == 0) return fail("empty output: there is nothing to compare, so nothing would be tested");
+  if (actual.data == nullptr || expected.data == nullptr) {
+    return fail(std::string("null data: the ") + (actual.data ? "reference" : "output") + " has no buffer");
+  }
+  if (expected.type != actual.type && expected.type != dtype::f64) {
+    return fail(std::string("dtype mismatch: output is ") + std::string(info(actual.type).name) + ", reference " +
+                std::string(info(expected.type).name) + " (a reference must have the output's dtype or be fp64)");
+  }
+
+  detail::partial_result p = detail::dispatch_compare(actual, expected, tol, options);
+  r.first_mismatches = std::move(p.first_mismatches);
+  finish_comparison(r, tol, actual.extents, p.tally);
+  return r;
+}
+
+}  // namespace kbench

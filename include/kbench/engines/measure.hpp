@@ -1,0 +1,211 @@
+// kbench/engines/measure.hpp: the device-side tools of timing.
+//
+// Why each exists (figures from the H200, ../shared/notes/hip-on-nvidia.md): a plain event pair around a
+// launch reads ~3% above the profiler on a 0.5 ms kernel and several microseconds above it on tiny ones,
+// because the launch itself is timed and the caches are warm from the previous iteration.
+// - cache_flush: reads a buffer larger than the last-level cache before a cold launch (triton zeroes 256
+//   MiB; AMD's Infinity Cache is larger than the L2 it reports, so the default is generous). Reading, not
+//   writing: a memset would leave the cache full of dirty lines that the timed kernel then pays to write
+//   back. It ends with four empty launches: right behind the flush's wide grid, the second of two dependent
+//   kernels started ~0.9 us late in most samples on the H200 (two empty kernels: 4.1 us against 3.0 us), and
+//   never behind four empty launches, which cost ~6 us of device time.
+// - spinner: a kernel that keeps the GPU busy for ~20 us while the host enqueues the event pair and the
+//   launch, so the timed region starts with the launch already queued (nvbench's blocking-kernel idea).
+//   The flush plays this role in cold mode.
+// - launch_graph: many launches captured in a graph and replayed, for kernels of a few microseconds
+//   whose launch cost would otherwise dominate.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <vector>
+
+#include "../contract/device_buffer.hpp"
+#include "../contract/hip_check.hpp"
+#include "../results/results.hpp"
+#include "timing.hpp"
+
+namespace kbench {
+namespace detail {
+
+template <int Unused = 0>
+__global__ void spin_kernel(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+template <int Unused = 0>
+__global__ void empty_kernel() {}
+
+// Reads every 16 bytes of `data`; the sink write (practically never taken) keeps the reads alive.
+template <int Unused = 0>
+__global__ void flush_kernel(const uint4* data, std::size_t count, unsigned int* sink) {
+  unsigned int folded = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const uint4 v = data[i];
+    folded ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (folded == 0x9E3779B9u) *sink = folded;
+}
+
+}  // namespace detail
+
+// Reads `bytes` of device memory to evict the caches, then four empty launches (see above); enqueued on a
+// stream.
+class cache_flush {
+ public:
+  cache_flush(std::size_t bytes, int multiprocessors) : memory_(bytes / 16 * 16 + 16), blocks_(4 * multiprocessors) {
+    KBENCH_HIP_CHECK(hipMemset(memory_.data(), 0x5B, memory_.bytes()));
+  }
+  void enqueue(hipStream_t s) const {
+    auto* words = static_cast<const uint4*>(memory_.data());
+    const std::size_t count = memory_.bytes() / 16 - 1;  // the last 16 bytes are the sink
+    hipLaunchKernelGGL(detail::flush_kernel<>, dim3(static_cast<unsigned int>(blocks_)), dim3(256), 0, s, words, count,
+                       reinterpret_cast<unsigned int*>(const_cast<uint4*>(words) + count));
+    KBENCH_HIP_CHECK_LAUNCH();
+    for (int i = 0; i < 4; ++i) {
+      hipLaunchKernelGGL(detail::empty_kernel<>, dim3(1), dim3(1), 0, s);
+      KBENCH_HIP_CHECK_LAUNCH();
+    }
+  }
+  [[nodiscard]] std::size_t bytes() const { return memory_.bytes(); }
+
+ private:
+  device_allocation memory_;
+  int blocks_;
+};
+
+// Keeps the GPU busy for a given time; calibrated once against events, since clock64() counts at a
+// rate that differs between platforms.
+class spinner {
+ public:
+  explicit spinner(hipStream_t s) {
+    event start, stop;
+    constexpr long long probe_cycles = 1 << 20;
+    for (int i = 0; i < 2; ++i) {  // the first launch loads the code
+      start.record(s);
+      hipLaunchKernelGGL(detail::spin_kernel<>, dim3(1), dim3(1), 0, s, probe_cycles);
+      KBENCH_HIP_CHECK_LAUNCH();
+      stop.record(s);
+      stop.synchronize();
+    }
+    const double seconds = stop.seconds_since(start);
+    cycles_per_second_ = seconds > 0 ? static_cast<double>(probe_cycles) / seconds : 1e9;
+  }
+  void enqueue(hipStream_t s, double seconds) const { enqueue_wide(s, seconds, 1, 1); }
+  // The same spin in `blocks` blocks of `threads` threads: load that competes with another kernel for
+  // the device's issue slots (the correctness run's shake, correctness_run.hpp).
+  void enqueue_wide(hipStream_t s, double seconds, unsigned int blocks, unsigned int threads) const {
+    const auto cycles = static_cast<long long>(seconds * cycles_per_second_);
+    hipLaunchKernelGGL(detail::spin_kernel<>, dim3(blocks), dim3(threads), 0, s, cycles);
+    KBENCH_HIP_CHECK_LAUNCH();
+  }
+
+ private:
+  double cycles_per_second_ = 1e9;
+};
+
+// `count` calls of `enqueue` (given the call's index) captured once into a graph, replayed with one launch.
+class launch_graph {
+ public:
+  launch_graph(hipStream_t s, const std::function<void(int)>& enqueue, int count) : count_(count) {
+    KBENCH_HIP_CHECK(hipStreamBeginCapture(s, hipStreamCaptureModeThreadLocal));
+    try {
+      for (int i = 0; i < count; ++i) enqueue(i);
+    } catch (...) {
+      hipGraph_t abandoned = nullptr;
+      (void)hipStreamEndCapture(s, &abandoned);
+      if (abandoned) (void)hipGraphDestroy(abandoned);
+      (void)hipGetLastError();
+      throw;
+    }
+    KBENCH_HIP_CHECK(hipStreamEndCapture(s, &graph_));
+    KBENCH_HIP_CHECK(hipGraphGetNodes(graph_, nullptr, &nodes_));
+    KBENCH_HIP_CHECK(hipGraphInstantiate(&exec_, graph_, nullptr, nullptr, 0));
+  }
+  launch_graph(const launch_graph&) = delete;
+  launch_graph& operator=(const launch_graph&) = delete;
+  ~launch_graph() {
+    if (exec_) KBENCH_HIP_CHECK_NOTHROW(hipGraphExecDestroy(exec_));
+    if (graph_) KBENCH_HIP_CHECK_NOTHROW(hipGraphDestroy(graph_));
+  }
+  void launch(hipStream_t s) const { KBENCH_HIP_CHECK(hipGraphLaunch(exec_, s)); }
+  [[nodiscard]] int count() const { return count_; }
+  // Operations captured: none means the launches put no work on the stream they were given.
+  [[nodiscard]] std::size_t nodes() const { return nodes_; }
+
+ private:
+  hipGraph_t graph_ = nullptr;
+  hipGraphExec_t exec_ = nullptr;
+  int count_;
+  std::size_t nodes_ = 0;
+};
+
+// Host seconds one step takes: for the report of where a run's wall time goes.
+template <class Step>
+double host_seconds(Step&& step) {
+  const auto start = std::chrono::steady_clock::now();
+  step();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Host time from a launch on an idle device until the whole device is idle again (median of 20);
+// `prepare` runs before each, untimed.
+template <class Prepare, class Launch>
+double launch_wall_time(Prepare&& prepare, Launch&& launch) {
+  std::vector<double> samples;
+  for (int i = 0; i < 21; ++i) {
+    prepare();
+    KBENCH_HIP_CHECK(hipDeviceSynchronize());
+    const auto before = std::chrono::steady_clock::now();
+    launch();
+    KBENCH_HIP_CHECK(hipDeviceSynchronize());
+    if (i > 0) samples.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count());
+  }
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
+
+// The timer's own floor on this device: what each timing method reports for (next to) no work.
+[[nodiscard]] inline timer_floor measure_timer_floor() {
+  stream s;
+  const spinner spin(s.get());
+  event start, stop;
+  auto median_of = [&](auto&& between, double divide) {
+    std::vector<double> samples;
+    for (int i = 0; i < 60; ++i) {
+      spin.enqueue(s.get(), 20e-6);
+      start.record(s.get());
+      between();
+      stop.record(s.get());
+      stop.synchronize();
+      if (i >= 10) samples.push_back(stop.seconds_since(start) / divide);
+    }
+    std::sort(samples.begin(), samples.end());
+    return samples[samples.size() / 2];
+  };
+  auto empty = [&] {
+    hipLaunchKernelGGL(detail::empty_kernel<>, dim3(1), dim3(1), 0, s.get());
+    KBENCH_HIP_CHECK_LAUNCH();
+  };
+  timer_floor f;
+  f.events_only = median_of([] {}, 1.0);
+  f.empty_kernel = median_of(empty, 1.0);
+  const launch_graph batch(s.get(), [&](int) { empty(); }, 100);
+  f.empty_kernel_batch = median_of([&] { batch.launch(s.get()); }, 100.0);
+  f.empty_launch_wall = launch_wall_time([] {}, empty);
+  return f;
+}
+
+// Seconds the host waits in hipDeviceSynchronize: near zero when the timed stream was the only work.
+inline double device_idle_wait() {
+  const auto before = std::chrono::steady_clock::now();
+  KBENCH_HIP_CHECK(hipDeviceSynchronize());
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count();
+}
+
+}  // namespace kbench

@@ -1,0 +1,367 @@
+// kbench/procedure/census_run.hpp: the census of one side of a case (census.hpp): one launch captured into a
+// graph on the case's own buffers, then, node by node, what it holds; each kernel's attributes and
+// occupancy from the runtime, and its cold time alone and in its place in the side.
+//
+//   capture       one launch of the side, on input set 0, captured from its stream (a side that
+//                 synchronises, allocates or works on another stream cannot be, and is reported so)
+//   list          every node, in launch order: kernels (name, grid, block, dynamic shared memory), copies,
+//                 memsets
+//   resources     registers, static shared memory, local memory, the largest block, occupancy
+//   time          cold (the case's flush, then a settling spin, before each sample), the median less the
+//                 event pair's own cost, as the timing's latency: each kernel alone (launched as the side
+//                 launched it), each kernel in its place (the side's earlier nodes replayed first, untimed),
+//                 the copies together (a graph of them), and the whole side (its own launch)
+#pragma once
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "../engines/measure.hpp"
+#include "../engines/timing.hpp"
+#include "../results/census.hpp"
+#include "../results/results.hpp"
+#include "../results/statistics.hpp"
+#include "case_memory.hpp"
+
+namespace kbench {
+namespace detail {
+
+inline std::string demangled(const std::string& symbol) {
+  if (symbol.empty()) return "(unnamed kernel)";
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status), std::free);
+  return status == 0 && name ? std::string(name.get()) : symbol;
+}
+
+// What runs before each timed launch of the census: the case's flush, then a settling spin, so that the
+// launch starts on a device as quiet as behind a profiler's own flush. On the H200 a one-block argmax of
+// 34 us read 0.6 us slower 20 us after the flush than 300 us after it (or 1 ms after, the device idle),
+// where ncu, which pauses between its flush and the launch, agreed with the latter.
+struct cold_start {
+  static constexpr double settle_seconds = 300e-6;
+  const cache_flush& flush;
+  const spinner& settle;
+  void enqueue(hipStream_t stream) const {
+    flush.enqueue(stream);
+    settle.enqueue(stream, settle_seconds);
+  }
+};
+
+// How much the census measures: cold samples per figure, and launches of each side in a profiler range
+// (the defaults: `<program> census`, where a profiler is set against it).
+struct census_plan {
+  int samples = 40;
+  int profiled = 9;
+};
+
+// The median of `samples` cold runs of `launch` (a first one, which loads the code, not counted), each
+// behind a cold start, then `prefix` (untimed), then between an event pair; less the pair's own cost
+// (`floor`): a profiler's duration, as the timing's latency is.
+template <class Launch, class Prefix>
+double cold_launch_median(const cold_start& before, hipStream_t stream, double floor, int samples, Launch&& launch,
+                          Prefix&& prefix) {
+  event start, stop;
+  std::vector<double> seconds;
+  for (int i = 0; i <= samples; ++i) {
+    before.enqueue(stream);
+    prefix();
+    start.record(stream);
+    launch();
+    stop.record(stream);
+    stop.synchronize();
+    if (i > 0) seconds.push_back(stop.seconds_since(start));
+  }
+  return std::max(summarize(seconds).median - floor, 0.0);
+}
+
+template <class Launch>
+double cold_launch_median(const cold_start& before, hipStream_t stream, double floor, int samples, Launch&& launch) {
+  return cold_launch_median(before, stream, floor, samples, std::forward<Launch>(launch), [] {});
+}
+
+// A graph and its executable form, destroyed on every path.
+class owned_graph {
+ public:
+  owned_graph() { KBENCH_HIP_CHECK(hipGraphCreate(&graph_, 0)); }
+  explicit owned_graph(hipGraph_t adopted) : graph_(adopted) {}
+  owned_graph(const owned_graph&) = delete;
+  owned_graph& operator=(const owned_graph&) = delete;
+  ~owned_graph() {
+    if (exec_) KBENCH_HIP_CHECK_NOTHROW(hipGraphExecDestroy(exec_));
+    if (graph_) KBENCH_HIP_CHECK_NOTHROW(hipGraphDestroy(graph_));
+  }
+  [[nodiscard]] hipGraph_t get() const { return graph_; }
+  [[nodiscard]] std::vector<hipGraphNode_t> nodes() const {
+    std::size_t count = 0;
+    KBENCH_HIP_CHECK(hipGraphGetNodes(graph_, nullptr, &count));
+    std::vector<hipGraphNode_t> all(count);
+    if (count) KBENCH_HIP_CHECK(hipGraphGetNodes(graph_, all.data(), &count));
+    all.resize(count);
+    return all;
+  }
+  // The nodes in an order the graph may run them in: each after those it depends on, and otherwise as
+  // they were added (for a launch captured from one stream, the order of the launch).
+  [[nodiscard]] std::vector<hipGraphNode_t> in_launch_order() const {
+    const std::vector<hipGraphNode_t> all = nodes();
+    std::vector<std::vector<std::size_t>> needs(all.size());  // the positions in `all` each node depends on
+    for (std::size_t i = 0; i < all.size(); ++i) {
+      std::size_t count = 0;
+      KBENCH_HIP_CHECK(hipGraphNodeGetDependencies(all[i], nullptr, &count));
+      std::vector<hipGraphNode_t> dependencies(count);
+      if (count) KBENCH_HIP_CHECK(hipGraphNodeGetDependencies(all[i], dependencies.data(), &count));
+      for (std::size_t j = 0; j < count; ++j) {
+        needs[i].push_back(static_cast<std::size_t>(std::find(all.begin(), all.end(), dependencies[j]) - all.begin()));
+      }
+    }
+    std::vector<hipGraphNode_t> order;
+    std::vector<bool> placed(all.size() + 1, false);  // one past the end: a dependency not in the graph, never placed
+    while (order.size() < all.size()) {
+      std::size_t next = 0;
+      while (next < all.size() && (placed[next] || !std::all_of(needs[next].begin(), needs[next].end(),
+                                                                [&](std::size_t n) { return placed[n]; }))) {
+        ++next;
+      }
+      if (next == all.size()) break;  // a cycle cannot be captured; stop rather than loop
+      placed[next] = true;
+      order.push_back(all[next]);
+    }
+    return order;
+  }
+  void launch(hipStream_t stream) {
+    if (!exec_) KBENCH_HIP_CHECK(hipGraphInstantiate(&exec_, graph_, nullptr, nullptr, 0));
+    KBENCH_HIP_CHECK(hipGraphLaunch(exec_, stream));
+  }
+
+ private:
+  hipGraph_t graph_ = nullptr;
+  hipGraphExec_t exec_ = nullptr;
+};
+
+// One node of a captured launch, to be put on a stream again: a kernel as the side launched it (or, its
+// arguments packed otherwise, alone in a graph), a copy or a memset alone in a graph. Nodes of other
+// kinds (host functions, events, child graphs) are not replayed.
+class node_replay {
+ public:
+  static node_replay of_kernel(const hipKernelNodeParams& params) {
+    if (params.kernelParams == nullptr) {
+      return alone_in_graph([&](hipGraphNode_t* node, hipGraph_t graph) {
+        return hipGraphAddKernelNode(node, graph, nullptr, 0, &params);
+      });
+    }
+    node_replay r;
+    r.kernel_ = params;
+    r.direct_ = true;
+    return r;
+  }
+  static node_replay of_copy(const hipMemcpy3DParms& params) {
+    return alone_in_graph([&](hipGraphNode_t* node, hipGraph_t graph) {
+      return hipGraphAddMemcpyNode(node, graph, nullptr, 0, &params);
+    });
+  }
+  static node_replay of_memset(const hipMemsetParams& params) {
+    return alone_in_graph([&](hipGraphNode_t* node, hipGraph_t graph) {
+      return hipGraphAddMemsetNode(node, graph, nullptr, 0, &params);
+    });
+  }
+  static node_replay none() { return {}; }
+
+  [[nodiscard]] bool replayable() const { return direct_ || alone_ != nullptr; }
+  void enqueue(hipStream_t stream) const {
+    if (direct_) {
+      KBENCH_HIP_CHECK(hipLaunchKernel(kernel_.func, kernel_.gridDim, kernel_.blockDim, kernel_.kernelParams,
+                                       kernel_.sharedMemBytes, stream));
+    } else {
+      alone_->launch(stream);
+    }
+  }
+
+ private:
+  // A graph of the one node that `add` puts in it (none, where the runtime refuses it).
+  template <class Add>
+  static node_replay alone_in_graph(Add&& add) {
+    node_replay r;
+    r.alone_ = std::make_unique<owned_graph>();
+    hipGraphNode_t added = nullptr;
+    if (add(&added, r.alone_->get()) != hipSuccess) r.alone_.reset();
+    (void)hipGetLastError();
+    return r;
+  }
+
+  hipKernelNodeParams kernel_{};
+  bool direct_ = false;
+  std::unique_ptr<owned_graph> alone_;
+};
+
+// The runtime's attributes and occupancy of the kernel of `params`.
+inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params, const hipDeviceProp_t& prop,
+                            hipStream_t stream) {
+  k.symbol = kernel_symbol(params.func, stream);
+  k.name = demangled(k.symbol);
+  k.grid[0] = params.gridDim.x, k.grid[1] = params.gridDim.y, k.grid[2] = params.gridDim.z;
+  k.block[0] = params.blockDim.x, k.block[1] = params.blockDim.y, k.block[2] = params.blockDim.z;
+  k.dynamic_shared_bytes = params.sharedMemBytes;
+  hipFuncAttributes attributes{};
+  if (hipFuncGetAttributes(&attributes, params.func) == hipSuccess) {
+    k.registers = attributes.numRegs;
+    k.static_shared_bytes = static_cast<long long>(attributes.sharedSizeBytes);
+    k.local_bytes = static_cast<long long>(attributes.localSizeBytes);
+    k.max_threads_per_block = attributes.maxThreadsPerBlock;
+  }
+  (void)hipGetLastError();
+  int blocks = 0;
+  const auto threads = static_cast<int>(k.threads_per_block());
+  if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, params.func, threads, params.sharedMemBytes) == hipSuccess) {
+    const int wave = std::max(prop.warpSize, 1);
+    const int waves_per_block = (threads + wave - 1) / wave;
+    const int most = std::max(prop.maxThreadsPerMultiProcessor / wave, 1);
+    k.blocks_per_unit = blocks;
+    k.waves_per_unit = blocks * waves_per_block;
+    k.occupancy = static_cast<double>(k.waves_per_unit) / most;
+#if defined(KBENCH_PLATFORM_AMD)
+    k.waves_per_simd = k.waves_per_unit / 4.0;  // gfx9 and CDNA: four SIMDs per compute unit
+#endif
+  }
+  (void)hipGetLastError();
+}
+
+// The census of one launch of `target`, on input set 0 of `memory`; times less `floor`.
+[[nodiscard]] inline census_side take_census(case_memory& memory, side target, const cold_start& before, double floor,
+                                             int samples) {
+  census_side out;
+  if (memory.devices().count() > 1) {
+    out.reason = fmt::format("the case spans {} devices: a graph of one launch would hold nodes of several, and the "
+                             "census lists the kernels of one device's launch",
+                             memory.devices().count());
+    return out;
+  }
+  const hipStream_t stream = memory.stream();
+  memory.prepare_outputs(target);
+  hipGraph_t captured = nullptr;
+  KBENCH_HIP_CHECK(hipStreamBeginCapture(stream, hipStreamCaptureModeThreadLocal));
+  std::string failure;
+  try {
+    memory.launch(target);
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  const hipError_t ended = hipStreamEndCapture(stream, &captured);
+  (void)hipGetLastError();
+  owned_graph graph(captured);
+  if (failure.empty() && ended != hipSuccess) {
+    failure = fmt::format("{} ({})", hipGetErrorName(ended), hipGetErrorString(ended));
+  }
+  if (!failure.empty() || captured == nullptr) {
+    out.reason = "one launch could not be captured in a graph (a launch that synchronises, allocates or uses another "
+                 "stream cannot be): " + (failure.empty() ? std::string("no graph") : failure);
+    KBENCH_HIP_CHECK(hipDeviceSynchronize());
+    return out;
+  }
+  out.captured = true;
+  int device = 0;
+  KBENCH_HIP_CHECK(hipGetDevice(&device));
+  hipDeviceProp_t prop{};
+  KBENCH_HIP_CHECK(hipGetDeviceProperties(&prop, device));
+
+  // List: every node in launch order, each made replayable; the copies and memsets also into one graph.
+  owned_graph copies;
+  bool copies_rebuilt = true;
+  std::vector<node_replay> replays;
+  std::vector<std::size_t> kernel_at;  // the position in `replays` of each listed kernel
+  for (hipGraphNode_t node : graph.in_launch_order()) {
+    hipGraphNodeType type{};
+    KBENCH_HIP_CHECK(hipGraphNodeGetType(node, &type));
+    if (type == hipGraphNodeTypeKernel) {
+      hipKernelNodeParams params{};
+      KBENCH_HIP_CHECK(hipGraphKernelNodeGetParams(node, &params));
+      describe_kernel(out.kernels.emplace_back(), params, prop, stream);
+      kernel_at.push_back(replays.size());
+      replays.push_back(node_replay::of_kernel(params));
+    } else if (type == hipGraphNodeTypeMemcpy) {
+      ++out.copies;
+      hipMemcpy3DParms params{};
+      hipGraphNode_t copy = nullptr;
+      const bool read = hipGraphMemcpyNodeGetParams(node, &params) == hipSuccess;
+      copies_rebuilt =
+          copies_rebuilt && read && hipGraphAddMemcpyNode(&copy, copies.get(), nullptr, 0, &params) == hipSuccess;
+      replays.push_back(read ? node_replay::of_copy(params) : node_replay::none());
+    } else if (type == hipGraphNodeTypeMemset) {
+      ++out.memsets;
+      hipMemsetParams params{};
+      hipGraphNode_t copy = nullptr;
+      const bool read = hipGraphMemsetNodeGetParams(node, &params) == hipSuccess;
+      copies_rebuilt =
+          copies_rebuilt && read && hipGraphAddMemsetNode(&copy, copies.get(), nullptr, 0, &params) == hipSuccess;
+      replays.push_back(read ? node_replay::of_memset(params) : node_replay::none());
+    } else if (type != hipGraphNodeTypeEmpty) {
+      ++out.other;
+      replays.push_back(node_replay::none());
+    }
+    (void)hipGetLastError();
+  }
+
+  // Time: each kernel alone, then in its place (after the nodes before it, replayed untimed; the first
+  // node's place is alone), the copies together, the whole side as it launches itself.
+  for (std::size_t i = 0; i < out.kernels.size(); ++i) {
+    const node_replay& mine = replays[kernel_at[i]];
+    if (!mine.replayable()) continue;
+    census_kernel& k = out.kernels[i];
+    k.median_seconds = cold_launch_median(before, stream, floor, samples, [&] { mine.enqueue(stream); });
+    const auto earlier = replays.begin() + static_cast<std::ptrdiff_t>(kernel_at[i]);
+    if (earlier == replays.begin()) {
+      k.in_side_seconds = k.median_seconds;
+    } else if (std::all_of(replays.begin(), earlier, [](const node_replay& r) { return r.replayable(); })) {
+      k.in_side_seconds = cold_launch_median(before, stream, floor, samples, [&] { mine.enqueue(stream); }, [&] {
+        for (auto r = replays.begin(); r != earlier; ++r) r->enqueue(stream);
+      });
+    }
+  }
+  if (out.copies + out.memsets > 0 && copies_rebuilt) {
+    out.copies_seconds = cold_launch_median(before, stream, floor, samples, [&] { copies.launch(stream); });
+  }
+  if (!replays.empty()) {
+    out.whole_seconds = cold_launch_median(before, stream, floor, samples, [&] { memory.launch(target); });
+  }
+  KBENCH_HIP_CHECK(hipDeviceSynchronize());
+  return out;
+}
+
+// The census of both sides (the reference's only when it runs on the device), each side then launched
+// `plan.profiled` times, each launch inside a profiler range ("kbench census reference", "kbench census
+// optimized"), so that a profiler can list and time the same kernels, and give a median of its own.
+[[nodiscard]] inline case_census take_case_census(case_memory& memory, const gpu_info& g, std::size_t flush_bytes,
+                                                  double floor, census_plan plan) {
+  const cache_flush caches(flush_bytes, std::max(g.multiprocessors, 1));
+  const spinner settle(memory.stream());
+  const cold_start before{caches, settle};
+  case_census c;
+  c.platform = g.platform;
+  c.profiler_launches = plan.profiled;
+  for (const side target : {side::reference, side::optimized}) {
+    if (target == side::reference && !memory.has_device_reference()) continue;
+    census_side taken = take_census(memory, target, before, floor, plan.samples);
+    for (int i = 0; i < plan.profiled; ++i) {
+      memory.prepare_outputs(target);
+      const profiler_range range(target == side::optimized ? "kbench census optimized" : "kbench census reference");
+      memory.launch(target);
+      KBENCH_HIP_CHECK(hipDeviceSynchronize());
+    }
+    if (target == side::optimized) {
+      c.optimized = std::move(taken);
+    } else {
+      c.reference = std::move(taken);
+    }
+  }
+  return c;
+}
+
+}  // namespace detail
+}  // namespace kbench

@@ -1,0 +1,22 @@
+// kbench/procedure/device_work_compare.hpp: the device comparison of the floating-point element types,
+// compiled in one translation unit of the program's procedure (device_work.hpp says why).
+#pragma once
+
+#include "device_work.hpp"
+
+namespace kbench {
+namespace detail {
+
+template element_tally run_compare<device_reader_of<dtype::f64>>(
+    const void*, const void*, std::size_t, std::uint64_t, dtype, const tolerance&, bool, hipStream_t);
+template element_tally run_compare<device_reader_of<dtype::f32>>(
+    const void*, const void*, std::size_t, std::uint64_t, dtype, const tolerance&, bool, hipStream_t);
+template element_tally run_compare<device_reader_of<dtype::f16>>(
+    const void*, const void*, std::size_t, std::uint64_t, dtype, const tolerance&, bool, hipStream_t);
+template element_tally run_compare<device_reader_of<dtype::bf16>>(
+    const void*, const void*, std::size_t, std::uint64_t, dtype, const tolerance&, bool, hipStream_t);
+template element_tally run_compare<device_reader_of<dtype::f8e4m3>>(
+    const void*, const void*, std::size_t, std::uint64_t, dtype, const tolerance&, bool, hipStream_t);
+
+}  // namespace detail
+}  // namespace kbench

@@ -1,0 +1,96 @@
+// kbench/procedure/procedure_impl.hpp: the definitions of procedure.hpp, on the GPU platform. Included by
+// exactly one translation unit of a program (kbench.cmake generates it; kbench/main.hpp includes it).
+#pragma once
+
+#include "../procedure.hpp"
+#include "runner.hpp"
+
+namespace kbench {
+namespace detail {
+
+std::vector<declared_buffer> declare_on_host(const case_registration& registration, const kbench::shape& s,
+                                             bool every_dimension_used) {
+  kernel_case declared(registration.name(), s);
+  registration.function()(declared);
+  declared.validate();
+  if (every_dimension_used) {
+    for (const std::string& d : declared.unasked_dimensions()) {
+      throw usage_error("case '" + registration.name() + "' never asks for dimension '" + d + "' of shape {" +
+                        s.to_string() + "}");
+    }
+  }
+  return declared.declared_buffers();
+}
+
+int declared_device_count(const case_registration& registration, const kbench::shape& s) {
+  kernel_case declared(registration.name(), s);
+  registration.function()(declared);
+  return declared.device_count();
+}
+
+std::string gpu_compiler() {
+  std::string c;
+#if defined(__clang__)
+  c = "clang " __clang_version__;
+#elif defined(__GNUC__)
+  c = "gcc " __VERSION__;
+#endif
+#if defined(__CUDACC_VER_MAJOR__)
+  c = fmt::format("nvcc {}.{}.{}, host {}", __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__, __CUDACC_VER_BUILD__, c);
+#endif
+  return c;
+}
+
+bool gpu_code_optimized() {
+#if defined(__OPTIMIZE__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+const gpu_info& open_gpu(int device) { return gpu(device); }
+
+const device_ceilings& device_ceilings_once() { return measured_ceilings(); }
+
+case_run::case_run(const case_registration& registration, const kbench::shape& s, const run_options& options)
+    : instance_(std::make_unique<case_instance>(registration, s, &options)) {}
+
+std::vector<int> case_run::devices() const { return instance_->devices().ordinals(); }
+bool case_run::devices_shared() const { return instance_->devices().shared(); }
+bool case_run::peer_access() const { return instance_->devices().peer_access(); }
+
+case_run::~case_run() = default;
+
+case_census case_run::census(const run_options& options, const gpu_info& g) { return instance_->census(options, g); }
+
+seed_result case_run::check(std::uint64_t seed, bool probe_teeth) { return instance_->check(seed, probe_teeth); }
+
+perf_outcome case_run::perf(const run_options& options, const gpu_info& g, const std::vector<std::uint64_t>& seeds) {
+  return run_perf_procedure(*instance_, options, g, seeds);
+}
+
+}  // namespace detail
+
+seed_result check_case(const case_registration& registration, const kbench::shape& s, std::uint64_t seed,
+                       const run_options* options) {
+  detail::case_instance instance(registration, s, options);
+  return instance.check(seed, true);
+}
+
+perf_outcome measure_case(const case_registration& registration, const kbench::shape& s, const run_options& options,
+                          std::uint64_t seed) {
+  const gpu_info& g = gpu(options.device);
+  if (!g.usable) throw error(g.reason);
+  detail::case_instance instance(registration, s, &options);
+  return detail::run_perf_procedure(instance, options, g, {seed});
+}
+
+const case_registration& find_case(const std::string& name) {
+  for (const case_registration& reg : registered_cases()) {
+    if (reg.name() == name) return reg;
+  }
+  throw usage_error("no case named '" + name + "' is registered");
+}
+
+}  // namespace kbench

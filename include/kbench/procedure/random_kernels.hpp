@@ -1,0 +1,127 @@
+// kbench/procedure/random_kernels.hpp: the kernels that draw inputs (random.hpp declares them), with
+// hipRAND's device API. Included only by the translation unit of the procedure that instantiates them
+// (procedure/device_work_fill.hpp).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-W#warnings"  // rocRAND 5.2 warns that it knows no gfx90a inline asm
+#endif
+#include <hiprand/hiprand_kernel.h>
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
+
+#include "../engines/random.hpp"
+
+namespace kbench {
+namespace detail {
+
+struct fill_parameters {
+  distribution::kind shape;
+  double a;
+  double b;
+  std::uint64_t seed;
+};
+
+template <class T>
+__global__ void fill_kernel(T* out, std::size_t n, fill_parameters p) {
+  const std::size_t chunks = (n + 3) / 4;
+  for (std::size_t chunk = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; chunk < chunks;
+       chunk += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    double v[4];
+    if (p.shape == distribution::kind::arange) {
+      for (int k = 0; k < 4; ++k) v[k] = p.a + p.b * static_cast<double>(chunk * 4 + k);
+    } else {
+      hiprandStatePhilox4_32_10_t state;
+      hiprand_init(p.seed, chunk, 0, &state);
+      if constexpr (std::is_integral_v<T>) {
+        // Integers: uniform over [ceil(a), floor(b)], or a rounded normal.
+        if (p.shape == distribution::kind::uniform) {
+          const double low = ceil(p.a);
+          const double range = floor(p.b) - low + 1.0;
+          const uint4 r = hiprand4(&state);
+          const unsigned int words[4] = {r.x, r.y, r.z, r.w};
+          for (int k = 0; k < 4; ++k) {
+            // 32 random bits scaled to the range; ranges wider than 2^32 take extra bits from the next draw.
+            double u = static_cast<double>(words[k]) / 4294967296.0;
+            if (range > 4294967296.0) u += static_cast<double>(hiprand(&state)) / 18446744073709551616.0;
+            v[k] = low + floor(u * range);
+          }
+        } else {
+          const float4 z = hiprand_normal4(&state);
+          v[0] = p.a + p.b * z.x, v[1] = p.a + p.b * z.y, v[2] = p.a + p.b * z.z, v[3] = p.a + p.b * z.w;
+        }
+      } else if constexpr (std::is_same_v<T, double>) {
+        for (int k = 0; k < 4; k += 2) {
+          const double2 d = p.shape == distribution::kind::uniform ? hiprand_uniform2_double(&state)
+                                                                   : hiprand_normal2_double(&state);
+          if (p.shape == distribution::kind::uniform) {
+            v[k] = p.a + (p.b - p.a) * (1.0 - d.x), v[k + 1] = p.a + (p.b - p.a) * (1.0 - d.y);
+          } else {
+            v[k] = p.a + p.b * d.x, v[k + 1] = p.a + p.b * d.y;
+          }
+        }
+      } else {
+        if (p.shape == distribution::kind::uniform) {
+          const float4 u = hiprand_uniform4(&state);  // (0, 1]; 1 - u is in [0, 1)
+          const float us[4] = {u.x, u.y, u.z, u.w};
+          for (int k = 0; k < 4; ++k) v[k] = p.a + (p.b - p.a) * (1.0 - static_cast<double>(us[k]));
+        } else {
+          const float4 z = hiprand_normal4(&state);
+          v[0] = p.a + p.b * z.x, v[1] = p.a + p.b * z.y, v[2] = p.a + p.b * z.z, v[3] = p.a + p.b * z.w;
+        }
+      }
+    }
+    for (int k = 0; k < 4; ++k) {
+      if (chunk * 4 + k < n) out[chunk * 4 + k] = sample_cast<T>(v[k]);
+    }
+  }
+}
+
+template <class T>
+void launch_fill(void* out, std::size_t n, const fill_parameters& p, hipStream_t stream) {
+  constexpr unsigned int threads = 256;
+  const std::size_t chunks = (n + 3) / 4;
+  const auto blocks = static_cast<unsigned int>(std::min<std::size_t>((chunks + threads - 1) / threads, 65535));
+  hipLaunchKernelGGL(fill_kernel<T>, dim3(blocks), dim3(threads), 0, stream, static_cast<T*>(out), n, p);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+template <class Word>
+__global__ void rotate_kernel(Word* out, const Word* in, std::size_t n, std::size_t offset) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::size_t from = i + offset;
+    out[i] = in[from < n ? from : from - n];
+  }
+}
+
+}  // namespace detail
+
+template <class Unused>
+void rotate_elements(void* out, const void* in, dtype type, std::size_t size, std::size_t offset, hipStream_t stream) {
+  if (size == 0) return;
+  visit_dtype(type, [&](auto d) {
+    using Word = word_t<decltype(d)::value>;
+    const auto blocks = static_cast<unsigned int>(std::min<std::size_t>((size + 255) / 256, 8192));
+    hipLaunchKernelGGL(detail::rotate_kernel<Word>, dim3(blocks), dim3(256), 0, stream, static_cast<Word*>(out),
+                       static_cast<const Word*>(in), size, offset);
+    KBENCH_HIP_CHECK_LAUNCH();
+  });
+}
+
+template <class Unused>
+void fill_random(void* out, dtype type, std::size_t size, const distribution& init, std::uint64_t seed,
+                 std::uint64_t stream_id, hipStream_t stream) {
+  if (size == 0) return;
+  const detail::fill_parameters p{init.shape, init.a, init.b, detail::mix_seed(seed ^ detail::mix_seed(stream_id))};
+  visit_dtype(type, [&](auto d) { detail::launch_fill<element_t<decltype(d)::value>>(out, size, p, stream); });
+}
+
+}  // namespace kbench

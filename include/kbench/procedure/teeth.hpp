@@ -1,0 +1,177 @@
+// kbench/procedure/teeth.hpp: proof that a test can fail. A tolerance that accepts what a broken kernel
+// would leave (an unwritten output, an all-zero one, the reference perturbed well beyond tolerance and,
+// for an in-place buffer, the values as drawn) makes the test fail as broken. Probed on the GPU for
+// outputs compared there, on the host otherwise.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "../engines/comparison.hpp"
+#include "../engines/device_compare.hpp"
+#include "../engines/random.hpp"
+#include "case_memory.hpp"
+#include "device_work.hpp"
+
+namespace kbench {
+namespace detail {
+
+// How far the teeth probe moves an element with expected value e: well beyond every element rule (8x
+// its bound), at least a quarter of the value plus one so rounding to the dtype cannot undo it; with only
+// aggregate rules, far enough to outweigh the whole output (`aggregate`).
+__host__ __device__ inline double perturbation(double e, const element_rule* rules, int rule_count, int mantissa_bits,
+                                               double aggregate) {
+  double delta = rule_count == 0 ? aggregate : 0.0;
+  for (int k = 0; k < rule_count; ++k) {
+    double bound = rules[k].atol + rules[k].rtol * fabs(e);
+    if (rules[k].rule == element_rule::kind::ulp) {
+      bound = ldexp(fabs(e) + 1.0, -mantissa_bits) * static_cast<double>(rules[k].max_ulps + 1);
+    }
+    delta = fmax(delta, 8.0 * bound);
+  }
+  return fmax(delta, fabs(e) * 0.25 + 1.0);
+}
+
+template <class T>
+__device__ inline double element_value(T v) {
+  if constexpr (std::is_same_v<T, double> || std::is_integral_v<T>) {
+    return static_cast<double>(v);
+  } else {
+    return static_cast<double>(to_float(v));
+  }
+}
+
+// The device version of perturbed_probe(): `count` evenly spaced elements of `data` moved in place.
+template <class T, int MaxRules = 4>
+__global__ void perturb_kernel(T* data, std::size_t size, std::size_t count, element_rule r0, element_rule r1,
+                               element_rule r2, element_rule r3, int rule_count, int mantissa_bits, double aggregate) {
+  const element_rule rules[MaxRules] = {r0, r1, r2, r3};
+  for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < count;
+       k += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const std::size_t i = static_cast<std::size_t>(static_cast<double>(k) * static_cast<double>(size) / static_cast<double>(count));
+    const double e = element_value(data[i]);
+    const double delta = perturbation(e, rules, rule_count, mantissa_bits, aggregate);
+    // Up, unless that saturates (the largest int8 code, 448 in fp8) or overflows: then down.
+    T moved = sample_cast<T>(e + delta);
+    const double up = element_value(moved);
+    if (!isfinite(up) || up == e) moved = sample_cast<T>(e - delta);
+    data[i] = moved;
+  }
+}
+
+// A template, for the reason fill_random is one (random.hpp); compiled once per program with the fill
+// kernels (device_work.hpp).
+template <class Unused = void>
+void perturb_on_device(void* data, dtype t, std::size_t size, std::size_t count, const tolerance& tol,
+                       double aggregate, hipStream_t stream) {
+  element_rule r[4] = {};
+  const int n = static_cast<int>(std::min<std::size_t>(tol.element_rules.size(), 4));
+  for (int k = 0; k < n; ++k) r[k] = tol.element_rules[static_cast<std::size_t>(k)];
+  const int mantissa = info(t).mantissa_bits;
+  visit_dtype(t, [&](auto d) {
+    using T = element_t<decltype(d)::value>;
+    hipLaunchKernelGGL(perturb_kernel<T>, dim3(256), dim3(256), 0, stream, static_cast<T*>(data), size, count, r[0], r[1],
+                       r[2], r[3], n, mantissa, aggregate);
+    KBENCH_HIP_CHECK_LAUNCH();
+  });
+}
+extern template void perturb_on_device<void>(void*, dtype, std::size_t, std::size_t, const tolerance&, double,
+                                             hipStream_t);
+
+// Expected values perturbed "well beyond" the tolerance at just more elements than it lets mismatch.
+inline host_array perturbed_probe(const host_array& expected, dtype out_type, std::size_t size, const tolerance& tol,
+                                  std::size_t allowed) {
+  host_array probe{out_type, {}};
+  if (expected.type == out_type) {
+    probe.bytes = expected.bytes;
+  } else {
+    probe.bytes.resize(size * info(out_type).size);
+    for (std::size_t i = 0; i < size; ++i) {
+      store_from_double(probe.bytes.data(), out_type, i, load_as_double(expected.bytes.data(), expected.type, i));
+    }
+  }
+  double norm = 0.0;
+  if (tol.element_rules.empty()) {  // only aggregate rules: one element must outweigh the whole output
+    for (std::size_t i = 0; i < size; ++i) {
+      const double e = load_as_double(probe.bytes.data(), out_type, i);
+      if (std::isfinite(e)) norm += e * e;
+    }
+  }
+  const std::size_t count = std::min(size, allowed + 1);
+  const double aggregate = 2.0 * std::sqrt(norm) + 1.0;
+  for (std::size_t k = 0; k < count; ++k) {
+    const auto i = static_cast<std::size_t>(static_cast<double>(k) * static_cast<double>(size) / static_cast<double>(count));
+    const double e = load_as_double(probe.bytes.data(), out_type, i);
+    const double delta = perturbation(e, tol.element_rules.data(), static_cast<int>(tol.element_rules.size()),
+                                      info(out_type).mantissa_bits, aggregate);
+    // Up, unless that saturates (the largest int8 code, 448 in fp8) or overflows: then down.
+    store_from_double(probe.bytes.data(), out_type, i, e + delta);
+    const double up = load_as_double(probe.bytes.data(), out_type, i);
+    if (!std::isfinite(up) || up == e) store_from_double(probe.bytes.data(), out_type, i, e - delta);
+  }
+  return probe;
+}
+
+// A test that cannot fail is an error: the tolerance must reject what a broken kernel would leave: an
+// unwritten output, an all-zero one, the reference perturbed beyond tolerance and, for an in-place
+// buffer, the values as drawn.
+inline void check_teeth(case_memory& memory, std::vector<finding>& problems) {
+  for (output_memory& out : memory.outputs()) {
+    const buffer_slot& slot = *out.slot;
+    const tolerance tol = memory.declaration().tolerance_of(slot);
+    const std::size_t allowed = static_cast<std::size_t>(std::floor(tol.max_mismatch_fraction * static_cast<double>(slot.size)));
+    const std::uint32_t word = poison_word(slot.type);
+    std::vector<std::string> accepted;
+    const current_device here = memory.on(slot);
+    if (memory.compared_on_device(out)) {
+      auto accepts = [&](const void* actual, std::uint64_t constant, double* norm = nullptr) {
+        const device_comparison d = compare_on_device(actual, out.reference.data(), slot.type, slot.size, slot.extents,
+                                                      tol, memory.stream_of(slot), constant);
+        if (norm) *norm = d.expected_norm;
+        return d.result.passed;
+      };
+      double norm = 0.0;
+      if (accepts(nullptr, poison_as<std::uint64_t>(slot.type))) accepted.push_back("an output the kernel never wrote");
+      if (accepts(nullptr, 0, &norm)) accepted.push_back("an all-zero output");
+      const device_allocation probe(out.reference.bytes());
+      KBENCH_HIP_CHECK(hipMemcpyAsync(probe.data(), out.reference.data(), out.reference.bytes(),
+                                      hipMemcpyDeviceToDevice, memory.stream_of(slot)));
+      perturb_on_device(probe.data(), slot.type, slot.size, std::min(slot.size, allowed + 1), tol, 2.0 * norm + 1.0,
+                        memory.stream_of(slot));
+      if (accepts(probe.data(), 0)) accepted.push_back("the reference perturbed well beyond tolerance");
+      if (out.in_place() && accepts(out.initial.data(), 0)) {
+        accepted.push_back("the buffer as drawn, i.e. a kernel that did nothing");
+      }
+    } else {
+      const host_array& expected_values = memory.expected_on_host(out);
+      const array_view expected = expected_values.view(slot.size, slot.extents);
+      compare_options quiet;
+      quiet.mismatches_to_keep = 0;
+      auto accepts = [&](const host_array& p) { return compare(p.view(slot.size, slot.extents), expected, tol, quiet).passed; };
+      host_array probe{slot.type, std::vector<unsigned char>(slot.size * info(slot.type).size)};
+      for (std::size_t i = 0; i < probe.bytes.size(); ++i) probe.bytes[i] = static_cast<unsigned char>(word >> (8 * (i % 4)));
+      if (accepts(probe)) accepted.push_back("an output the kernel never wrote");
+      std::fill(probe.bytes.begin(), probe.bytes.end(), 0);
+      if (accepts(probe)) accepted.push_back("an all-zero output");
+      if (accepts(perturbed_probe(expected_values, slot.type, slot.size, tol, allowed))) {
+        accepted.push_back("the reference perturbed well beyond tolerance");
+      }
+      if (out.in_place() && accepts(read_values(out.initial.data(), slot))) {
+        accepted.push_back("the buffer as drawn, i.e. a kernel that did nothing");
+      }
+    }
+    for (const std::string& a : accepted) {
+      problems.push_back({finding_kind::broken_test,
+                          fmt::format("broken test: tolerance '{}' of output '{}' accepts {}; this test cannot fail",
+                                      tol.description, slot.name, a)});
+    }
+  }
+}
+
+}  // namespace detail
+}  // namespace kbench

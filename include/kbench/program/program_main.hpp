@@ -1,0 +1,210 @@
+// kbench/program/program_main.hpp: run_main() of a kbench program, `<program> list`, and the exit
+// status. HIP-free; compiled once per program.
+//
+//   <program> correctness [kbench options] [Catch2 options]   one Catch2 test per case and shape
+//   <program> perf        [kbench options] [Google Benchmark options]
+//   <program> census      [kbench options]                    a check, then the kernels each side launches
+//   <program> list                                            the cases, their shapes and buffers
+//   <program> [mode] --help                                   kbench's options, then the framework's
+//
+// Exit status: 0 passed; 1 failed (a wrong kernel, a broken test, a flagged timing, a HIP error); 2 bad
+// usage; 77 skipped: no GPU is usable (unless --require-gpu / KBENCH_REQUIRE_GPU=1, which makes that a
+// failure), or --max-elements left nothing to run. --json <path> writes every result (json_report.hpp),
+// --markdown and --csv a table of them (table_report.hpp); --baseline <earlier perf JSON> compares with an
+// earlier run (baseline.hpp) and fails (1) when a case got slower beyond --baseline-threshold.
+#pragma once
+
+#include <cstdio>
+#include <exception>
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "../decisions/baseline.hpp"
+#include "../results/json_report.hpp"
+#include "../results/table_report.hpp"
+#include "../version.hpp"
+#include "program.hpp"
+
+namespace kbench {
+namespace detail {
+
+// Whether the run asks for tables (--markdown, --csv) or a comparison with a baseline (--baseline).
+inline bool wants_tables(const run_options& options) {
+  return !options.markdown_path.empty() || !options.csv_path.empty() || !options.baseline_path.empty();
+}
+
+// The tables and the comparison with a baseline of a finished run, from its JSON `text`; true when the
+// baseline comparison finds a regression.
+inline bool write_tables_and_compare(const run_record& run, const std::string& text, const run_options& options) {
+  if (!wants_tables(options)) return false;
+  const nlohmann::ordered_json document = nlohmann::ordered_json::parse(text);
+  if (!options.markdown_path.empty()) write_text_file(options.markdown_path, to_markdown(document));
+  if (!options.csv_path.empty()) write_text_file(options.csv_path, to_csv(document));
+  if (options.baseline_path.empty() || run.mode != run_mode::perf) return false;
+  baseline_options compare;
+  compare.threshold = options.baseline_threshold;
+  const baseline_report report = compare_with_baseline(load_results(options.baseline_path), document, compare);
+  fmt::print("\nagainst the baseline {}:\n{}", options.baseline_path, format_baseline(report));
+  return report.regressed();
+}
+
+int finish(const char* program, const run_options& options, int framework_status) {
+  const run_record& run = journal();
+  const std::string text = options.json_path.empty() && !wants_tables(options) ? std::string() : to_json(run);  // once
+  if (!options.json_path.empty()) write_json_text(text, run.mode, options.json_path, program);
+  progress().end();
+  if (write_tables_and_compare(run, text, options)) {
+    fmt::print("kbench: a regression against the baseline (above): a case slower beyond {:.3g}%, or failing now\n",
+               100 * options.baseline_threshold);
+    return 1;
+  }
+  int failed = 0, skipped = 0, filtered = 0;
+  std::string reason;
+  for (const case_record& c : run.cases) {
+    failed += c.verdict == case_verdict::fail || c.verdict == case_verdict::error;
+    filtered += c.verdict == case_verdict::filtered;
+    if (c.verdict == case_verdict::skipped) ++skipped, reason = c.message;
+  }
+  if (failed > 0 || framework_status != 0) return 1;
+  const char* what = options.mode == run_mode::perf ? "benchmark(s)" : "test(s)";
+  if (!run.cases.empty() && filtered == static_cast<int>(run.cases.size())) {
+    fmt::print("kbench: nothing ran: the filters leave out all {} {} ({})\n", filtered, what, run.cases.back().message);
+    return exit_skipped;
+  }
+  if (skipped > 0) {
+    if (options.require_gpu) {
+      fmt::print("kbench: {} (KBENCH_REQUIRE_GPU is set, so this fails)\n", reason);
+      return 1;
+    }
+    fmt::print("kbench: skipped {} {}: {}\n", skipped, what, reason);
+    return exit_skipped;
+  }
+  return 0;
+}
+
+// Lists every case and shape, instantiating each declaration on the host (no GPU needed), so a broken
+// declaration is an error here too.
+inline int run_list(const run_options& options) {
+  for (const case_registration& reg : registered_cases()) {
+    for (const kbench::shape& s : run_shapes(reg, options)) {
+      std::string buffers;
+      for (const declared_buffer& b : declare_on_host(reg, s)) {
+        const char* role = b.role == buffer_role::input ? "in" : b.role == buffer_role::output ? "out" : "inout";
+        buffers += fmt::format("{}{} {} {}{}", buffers.empty() ? "" : ", ", role, b.name, describe_array(b.type, b.extents),
+                               b.pitch ? fmt::format(" (rows {} apart)", b.pitch) : std::string());
+      }
+      fmt::print("{}: {}\n", case_label(reg.name(), s), buffers);
+    }
+  }
+  return 0;
+}
+
+// Shapes given at run time (--shape, --axis) are checked before anything runs: each must reach some case,
+// and every case must accept every shape it is given, asking for each of its dimensions.
+inline void check_run_shapes(const run_options& options) {
+  if (options.shapes.empty()) return;
+  std::size_t runs = 0;
+  std::vector<bool> axis_used(options.shapes.axes.size(), false);
+  for (const case_registration& reg : registered_cases()) {
+    for (const kbench::shape& s : run_shapes(reg, options)) {
+      (void)declare_on_host(reg, s, true);
+      ++runs;
+      for (std::size_t a = 0; a < options.shapes.axes.size(); ++a) axis_used[a] = axis_used[a] || s.has(options.shapes.axes[a].name);
+    }
+  }
+  for (std::size_t a = 0; a < axis_used.size(); ++a) {
+    if (!axis_used[a]) throw usage_error("--axis " + options.shapes.axes[a].name + ": no case of this program has that dimension");
+  }
+  if (runs == 0) {
+    std::string asked;
+    for (const kbench::shape& s : options.shapes.shapes) asked += (asked.empty() ? "" : ", ") + s.to_string();
+    throw usage_error("--shape " + asked + ": no case of this program has shapes with those dimensions (see `list`)");
+  }
+}
+
+// `<program> census`: for each case and shape, a check with one seed, then the census of each side, printed.
+inline int run_census(const char* program, const run_options& options) {
+  progress().begin(count_tests(options), false);
+  for (const case_registration& reg : registered_cases()) {
+    for (const kbench::shape& s : run_shapes(reg, options)) {
+      case_record& record = new_record(reg, s);
+      const wall_timer wall(record);
+      try {
+        if (filtered_out(reg, s, options, record)) continue;
+        const gpu_info* g = gpu_or_skip(options, record);
+        if (g == nullptr) continue;
+        const std::unique_ptr<case_run> run = open_case(reg, s, options, record);
+        if (!run) continue;
+        const seed_result& checked = record.checks.emplace_back(run->check(seeds_for_run(options).front(), true));
+        if (!checked.passed()) {
+          std::fputs(format_seed_result(reg.name(), s, checked).c_str(), stdout);
+          record.verdict = case_verdict::fail;
+          record.message = "refusing to take the census of a kernel that is not correct (report above)";
+          continue;
+        }
+        record.census = run->census(options, *g);
+        std::fputs(format_census(case_label(reg.name(), s), *record.census).c_str(), stdout);
+        record.verdict = any_failing(record.census->findings) ? case_verdict::fail : case_verdict::pass;
+        if (record.verdict == case_verdict::fail) record.message = record.census->findings.front().text;
+      } catch (const std::exception& e) {
+        record.verdict = case_verdict::error;
+        record.message = e.what();
+      }
+    }
+  }
+  for (const case_record& c : journal().cases) std::fputs(format_case_outcome(c).c_str(), stdout);
+  return finish(program, options, 0);
+}
+
+// Names registered twice make reports ambiguous.
+inline void check_registry() {
+  if (registered_cases().empty()) throw usage_error("no case is registered in this program (KBENCH_REGISTER)");
+  std::set<std::string> names;
+  for (const case_registration& reg : registered_cases()) {
+    if (!names.insert(reg.name()).second) throw usage_error("case '" + reg.name() + "' is registered twice");
+  }
+}
+
+}  // namespace detail
+
+int run_main(int argc, char** argv) {
+  try {
+    run_options options = parse_options(argc, argv);
+    if (options.help) {
+      std::fputs(options.help_text.c_str(), stdout);
+      std::fflush(stdout);
+      if (options.mode == run_mode::list) return 0;
+      std::printf("\n%s options:\n", options.mode == run_mode::perf ? "Google Benchmark" : "Catch2");
+      std::fflush(stdout);
+      return options.mode == run_mode::perf ? detail::run_perf(argv[0], options) : detail::run_correctness(argv[0], options);
+    }
+    detail::check_registry();
+    detail::check_run_shapes(options);
+    if (!options.baseline_path.empty()) (void)load_results(options.baseline_path);  // a bad file fails now, not after the run
+    run_record& run = detail::journal();
+    run.kbench_version = version;
+    run.compiler = detail::gpu_compiler();
+    run.optimized_build = detail::gpu_code_optimized();
+    run.warmup = options.warmup;
+    run.warmup_time = options.warmup_time;
+    run.iterations = options.iterations;
+    run.mode = options.mode;
+    switch (options.mode) {
+      case run_mode::correctness: return detail::run_correctness(argv[0], options);
+      case run_mode::perf: return detail::run_perf(argv[0], options);
+      case run_mode::census: return detail::run_census(argv[0], options);
+      case run_mode::list: return detail::run_list(options);
+    }
+  } catch (const usage_error& e) {
+    std::fprintf(stderr, "kbench: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kbench: %s\n", e.what());
+    return 1;
+  }
+  return 1;
+}
+
+}  // namespace kbench

@@ -1,0 +1,138 @@
+// kbench/results/census.hpp: what one launch of a side put on the stream, as plain data: each kernel (its name,
+// grid, block, shared memory, registers, spills, theoretical occupancy, and its cold time alone and in
+// its place in the side), each copy and memset; and the words for it (what the case expects of it is judged in
+// decisions/census_judge.hpp). The census itself is taken on the device (procedure/census_run.hpp). HIP-free.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "../contract/declaration.hpp"
+#include "outcome.hpp"
+
+namespace kbench {
+
+// One kernel launch of a captured side, with the runtime's figures for its function.
+struct census_kernel {
+  std::string name;    // demangled
+  std::string symbol;  // as the runtime names it (mangled), to match other tools' listings
+  unsigned int grid[3] = {1, 1, 1};
+  unsigned int block[3] = {1, 1, 1};
+  std::size_t dynamic_shared_bytes = 0;
+  // From the function's attributes (-1: the runtime would not say).
+  int registers = -1;                // per thread (VGPRs on AMD)
+  long long static_shared_bytes = -1;  // shared memory / LDS declared in the kernel
+  long long local_bytes = -1;        // local (NVIDIA) or scratch (AMD) memory per thread: spills, or stack arrays
+  int max_threads_per_block = -1;
+  // Theoretical occupancy at the launched block size: blocks resident per compute unit, the waves (warps)
+  // they bring, and their share of the most a compute unit holds.
+  int blocks_per_unit = -1;
+  int waves_per_unit = -1;
+  double waves_per_simd = -1.0;  // AMD: waves per unit / 4 SIMDs
+  double occupancy = -1.0;
+  double median_seconds = -1.0;   // alone, cold, less the event-pair floor (-1: not timed)
+  // In its place: from the same cold start, after the side's earlier nodes (replayed, untimed), so with the
+  // caches they leave; the first node's place is alone (-1: an earlier node could not be replayed).
+  double in_side_seconds = -1.0;
+  // What the kernel adds to the side: its time in place where measured, else alone.
+  [[nodiscard]] double share_seconds() const { return in_side_seconds >= 0 ? in_side_seconds : median_seconds; }
+  [[nodiscard]] unsigned long long threads_per_block() const {
+    return static_cast<unsigned long long>(block[0]) * block[1] * block[2];
+  }
+};
+
+// What one launch of one side put on its stream, or why it could not be told.
+struct census_side {
+  bool captured = false;
+  std::string reason;  // when not captured: what the capture reported
+  std::vector<census_kernel> kernels;
+  int copies = 0;
+  int memsets = 0;
+  int other = 0;                    // host nodes, events, child graphs...
+  double copies_seconds = -1.0;     // the copies and memsets together, cold, in a graph of their own
+  double whole_seconds = -1.0;      // the whole captured launch, cold, timed the same way as its parts
+  // The kernels in their places and the copies, added: what should make up the whole.
+  [[nodiscard]] double parts_seconds() const {
+    double sum = copies_seconds > 0 ? copies_seconds : 0.0;
+    for (const census_kernel& k : kernels) sum += k.share_seconds() > 0 ? k.share_seconds() : 0.0;
+    return sum;
+  }
+};
+
+struct case_census {
+  std::optional<census_side> reference;  // absent with a host reference
+  census_side optimized;
+  std::string platform;  // "amd" (waves per SIMD) or "nvidia" (warps per SM)
+  int profiler_launches = 0;  // launches of each side inside its profiler range, after the census
+  std::vector<finding> findings;  // what contradicts the case's expectations (judge_census)
+};
+
+namespace detail {
+
+inline std::string format_bytes_or_dash(long long b) { return b < 0 ? "-" : fmt::format("{}", b); }
+
+inline std::string format_us(double s) { return s < 0 ? "-" : fmt::format("{:.2f}", s * 1e6); }
+
+inline std::string format_census_side(const char* title, const census_side& side, bool amd) {
+  if (!side.captured) return fmt::format("  {}: not captured ({})\n", title, side.reason);
+  std::string out = fmt::format("  {}: {} kernel{}, {} cop{}, {} memset{}{}\n", title, side.kernels.size(),
+                                side.kernels.size() == 1 ? "" : "s", side.copies, side.copies == 1 ? "y" : "ies",
+                                side.memsets, side.memsets == 1 ? "" : "s",
+                                side.other ? fmt::format(", {} other operations", side.other) : std::string());
+  constexpr const char* row = "    {:>9} {:>9} {:>6}  {:>20} {:>12} {:>5} {:>7} {:>6} {:>9} {:>7}  {}\n";
+  out += fmt::format(row, "us alone", "in side", "share", "grid", "block", "regs", "shared", "local",
+                     amd ? "waves/SIMD" : "warps/SM", "occup.", "kernel");
+  const double parts = side.parts_seconds();
+  for (const census_kernel& k : side.kernels) {
+    const double mine = k.share_seconds();
+    const std::string share = mine > 0 && parts > 0 ? fmt::format("{:.0f}%", 100 * mine / parts) : "-";
+    const std::string residency = amd ? (k.waves_per_simd < 0 ? "-" : fmt::format("{:.1f}", k.waves_per_simd))
+                                      : (k.waves_per_unit < 0 ? "-" : fmt::format("{}", k.waves_per_unit));
+    const long long shared =
+        k.static_shared_bytes < 0 ? -1 : k.static_shared_bytes + static_cast<long long>(k.dynamic_shared_bytes);
+    out += fmt::format(row, format_us(k.median_seconds), format_us(k.in_side_seconds), share,
+                       fmt::format("{}x{}x{}", k.grid[0], k.grid[1], k.grid[2]),
+                       fmt::format("{}x{}x{}", k.block[0], k.block[1], k.block[2]),
+                       k.registers < 0 ? std::string("-") : std::to_string(k.registers), format_bytes_or_dash(shared),
+                       format_bytes_or_dash(k.local_bytes), residency,
+                       k.occupancy < 0 ? std::string("-") : fmt::format("{:.0f}%", 100 * k.occupancy), k.name);
+  }
+  if (side.copies + side.memsets > 0) {
+    out += fmt::format("    {:>9} {:>9}         copies and memsets together\n", format_us(side.copies_seconds), "");
+  }
+  out += fmt::format("    in their places the parts add up to {} us; the whole launch, timed the same way, {} us{}\n",
+                     format_us(parts), format_us(side.whole_seconds),
+                     parts > 0 && side.whole_seconds > 0
+                         ? fmt::format(" ({:+.1f}%)", 100 * (parts - side.whole_seconds) / side.whole_seconds)
+                         : std::string());
+  return out;
+}
+
+}  // namespace detail
+
+// The census of a case as a table per side: kernels, counts, per-kernel cold time (alone, and in its place
+// in the side) and share, registers, shared memory (static + dynamic), local memory, occupancy.
+[[nodiscard]] inline std::string format_census(const std::string& label, const case_census& c) {
+  const bool amd = c.platform == "amd";
+  std::string out = fmt::format("census {}\n", label);
+  if (c.reference) {
+    out += detail::format_census_side("reference", *c.reference, amd);
+  } else {
+    out += "  reference: a host function\n";
+  }
+  out += detail::format_census_side("optimized", c.optimized, amd);
+  if (c.reference && c.reference->captured && c.optimized.captured) {
+    out += fmt::format("  kernels: {} in the reference, {} in the optimized side\n", c.reference->kernels.size(),
+                       c.optimized.kernels.size());
+  }
+  for (const finding& f : c.findings) out += fmt::format("  ! {}\n", f.text);
+  return out;
+}
+
+}  // namespace kbench

@@ -1,0 +1,279 @@
+// kbench/results/json_report.hpp: a run as JSON, for pipelines that read results instead of scraping text.
+// Written by `<program> correctness|perf --json <path>` (or KBENCH_JSON=<path>). HIP-free; opt-in (it
+// pulls in nlohmann/json), included by main.hpp only.
+//
+// Schema "kbench-results/1": schema/kbench-results-1.schema.json (JSON Schema 2020-12) says every key, type
+// and value, and is the reference; the tests validate every document kbench writes against it (the host's
+// documents and a program's own in each mode: tests/CMakeLists.txt; a GPU run's: scripts/run.sh), so a
+// key changed here without the schema fails them. In short: every key is always present; numbers that are
+// not finite are the strings "inf", "-inf" or "nan"; absent values are null; the mode is "correctness",
+// "perf" or "census"; each case holds its checks, its timing (perf) and its census (perf and census runs).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "../contract/error.hpp"
+#include "results.hpp"
+
+namespace kbench {
+namespace detail {
+
+using json = nlohmann::ordered_json;
+
+inline json number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  return v;
+}
+
+inline json optional_number(const std::optional<double>& v) { return v ? number(*v) : json(nullptr); }
+
+inline json to_json(const sample_stats& s) {
+  return {{"count", s.count}, {"median", number(s.median)}, {"mean", number(s.mean)}, {"min", number(s.min)},
+          {"max", number(s.max)}, {"stddev", number(s.stddev)}, {"p10", number(s.p10)}, {"p90", number(s.p90)}};
+}
+
+inline json samples(const std::vector<double>& seconds) {
+  json all = json::array();
+  for (double s : seconds) all.push_back(number(s));
+  return all;
+}
+
+inline json to_json(const tolerance& t) {
+  json rules = json::array();
+  for (const element_rule& r : t.element_rules) {
+    const char* kind = r.rule == element_rule::kind::exact ? "exact" : r.rule == element_rule::kind::within ? "within" : "ulp";
+    rules.push_back({{"kind", kind}, {"atol", number(r.atol)}, {"rtol", number(r.rtol)}, {"max_ulps", r.max_ulps}});
+  }
+  return {{"description", t.description},       {"element_rules", rules},
+          {"equal_nan", t.equal_nan},           {"max_mismatch_fraction", number(t.max_mismatch_fraction)},
+          {"min_cosine", optional_number(t.min_cosine)}, {"max_relative_l2", optional_number(t.max_relative_l2)}};
+}
+
+inline json to_json(const output_result& o) {
+  const comparison& r = o.result;
+  json mismatches = json::array();
+  for (const mismatch& m : r.first_mismatches) {
+    mismatches.push_back({{"index", m.index}, {"actual", number(m.actual)}, {"expected", number(m.expected)},
+                          {"abs_error", number(m.abs_error)}, {"rel_error", number(m.rel_error)},
+                          {"never_written", m.never_written}});
+  }
+  return {{"name", o.name},
+          {"dtype", std::string(info(o.type).name)},
+          {"extents", o.extents},
+          {"passed", r.passed},
+          {"reasons", r.reasons},
+          {"tolerance", to_json(r.applied)},
+          {"metrics",
+           {{"size", r.size}, {"mismatches", r.mismatches}, {"allowed_mismatches", r.allowed_mismatches},
+            {"never_written", r.never_written}, {"nonfinite_mismatches", r.nonfinite_mismatches},
+            {"nan_in_expected", r.nan_in_expected}, {"nan_in_actual", r.nan_in_actual},
+            {"max_abs_error", number(r.max_abs_error)}, {"max_abs_index", r.max_abs_index},
+            {"max_rel_error", number(r.max_rel_error)}, {"max_rel_index", r.max_rel_index},
+            {"cosine_similarity", number(r.cosine_similarity)}, {"relative_l2_error", number(r.relative_l2_error)},
+            {"ulps_equal", r.ulps_equal}, {"ulps_one", r.ulps_one}, {"ulps_two", r.ulps_two}, {"max_ulps", r.max_ulps},
+            {"allowed_at_max_abs", number(r.allowed_at_max_abs)}}},
+          {"first_mismatches", mismatches},
+          {"oracle", o.oracle ? json{{"reference_inexact", number(o.oracle->reference_inexact)},
+                                     {"optimized_inexact", number(o.oracle->optimized_inexact)},
+                                     {"reference_max_ulps", o.oracle->reference_max_ulps},
+                                     {"optimized_max_ulps", o.oracle->optimized_max_ulps},
+                                     {"allowed_inexact", number(o.oracle->allowed_inexact)}}
+                              : json(nullptr)}};
+}
+
+inline std::string hex(std::uint64_t v) {
+  char buffer[24];
+  std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(v));
+  return buffer;
+}
+
+inline json to_json(const std::vector<finding>& findings) {
+  json all = json::array();
+  for (const finding& f : findings) all.push_back({{"kind", std::string(to_string(f.kind))}, {"text", f.text}});
+  return all;
+}
+
+inline json to_json(const seed_result& s) {
+  json outputs = json::array();
+  for (const output_result& o : s.outputs) outputs.push_back(to_json(o));
+  json host = nullptr;
+  if (s.host_reference) {
+    host = {{"input_bytes", number(s.host_reference->input_bytes)},
+            {"transfer_seconds", number(s.host_reference->transfer_seconds)},
+            {"compute_seconds", number(s.host_reference->compute_seconds)}};
+  }
+  return {{"seed", hex(s.seed)}, {"passed", s.passed()}, {"problems", texts(s.problems)}, {"findings", to_json(s.problems)},
+          {"outputs", outputs}, {"host_reference", host}};
+}
+
+inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>& copy) {
+  json stages = json::object();
+  for (const auto& [name, seconds] : t.stage_seconds) stages[name] = number(seconds);
+  const double per_second = 1.0 / t.optimized.median;
+  auto rate = [&](double per_launch) { return per_launch > 0 ? number(per_launch * per_second) : json(nullptr); };
+  json fraction = (copy && t.work.bytes > 0) ? number(t.work.bytes * per_second / copy->bytes_per_second) : json(nullptr);
+  return {{"mode", std::string(to_string(t.mode))},
+          {"method", t.method},
+          {"launches_per_sample", t.launches_per_sample},
+          {"warmup", t.warmup},
+          {"input_sets", t.input_sets},
+          {"input_sets_wanted", t.input_sets_wanted},
+          {"input_set_bytes", number(t.input_set_bytes)},
+          {"optimized", to_json(t.optimized)},
+          {"reference", t.reference ? to_json(*t.reference) : json(nullptr)},
+          {"samples", {{"optimized", samples(t.optimized_samples)},
+                       {"reference", t.reference ? samples(t.reference_samples) : json(nullptr)}}},
+          {"precision_target", number(t.precision_target)},
+          {"optimized_precision", number(t.optimized_precision)},
+          {"reference_precision", number(t.reference_precision)},
+          {"precise", t.precise},
+          {"speedup", number(t.speedup)},
+          {"speedup_interval", {{"low", number(t.speedup_interval.low)}, {"high", number(t.speedup_interval.high)}}},
+          {"verdict", std::string(to_string(t.verdict))},
+          {"idle_wait", number(t.idle_wait)},
+          {"single_launch", number(t.single_launch)},
+          {"fresh_launch", number(t.fresh_launch)},
+          {"seen_launch", number(t.seen_launch)},
+          {"latency", number(t.latency)},
+          {"hot_latency", number(t.hot_latency)},
+          {"launch_wall", number(t.launch_wall)},
+          {"graph_operations", {{"reference", t.reference_graph_operations}, {"optimized", t.optimized_graph_operations}}},
+          {"expectations",
+           {{"required_speedup", number(t.expectations.required_speedup)},
+            {"required_bandwidth", number(t.expectations.required_bandwidth)},
+            {"max_plausible_speedup", number(t.expectations.max_plausible_speedup)}}},
+          {"work",
+           {{"bytes", number(t.work.bytes)},
+            {"flops", number(t.work.flops)},
+            {"tokens", number(t.work.tokens)},
+            {"link_bytes", number(t.work.link_bytes)}}},
+          {"throughput",
+           {{"bytes_per_second", rate(t.work.bytes)}, {"flops_per_second", rate(t.work.flops)},
+            {"tokens_per_second", rate(t.work.tokens)}, {"link_bytes_per_second", rate(t.work.link_bytes)},
+            {"fraction_of_copy_bandwidth", fraction}}},
+          {"flags", texts(t.findings)},
+          {"notes", texts(t.findings, false)},
+          {"findings", to_json(t.findings)},
+          {"stage_seconds", stages}};
+}
+
+inline json optional_figure(double v) { return v < 0 ? json(nullptr) : number(v); }
+
+inline json to_json(const census_side& side) {
+  json kernels = json::array();
+  for (const census_kernel& k : side.kernels) {
+    kernels.push_back({{"name", k.name},
+                       {"symbol", k.symbol},
+                       {"grid", {k.grid[0], k.grid[1], k.grid[2]}},
+                       {"block", {k.block[0], k.block[1], k.block[2]}},
+                       {"dynamic_shared_bytes", k.dynamic_shared_bytes},
+                       {"registers", k.registers < 0 ? json(nullptr) : json(k.registers)},
+                       {"static_shared_bytes", k.static_shared_bytes < 0 ? json(nullptr) : json(k.static_shared_bytes)},
+                       {"local_bytes", k.local_bytes < 0 ? json(nullptr) : json(k.local_bytes)},
+                       {"max_threads_per_block", k.max_threads_per_block < 0 ? json(nullptr) : json(k.max_threads_per_block)},
+                       {"blocks_per_unit", k.blocks_per_unit < 0 ? json(nullptr) : json(k.blocks_per_unit)},
+                       {"waves_per_unit", k.waves_per_unit < 0 ? json(nullptr) : json(k.waves_per_unit)},
+                       {"waves_per_simd", optional_figure(k.waves_per_simd)},
+                       {"occupancy", optional_figure(k.occupancy)},
+                       {"median_seconds", optional_figure(k.median_seconds)},
+                       {"in_side_seconds", optional_figure(k.in_side_seconds)}});
+  }
+  return {{"captured", side.captured},      {"reason", side.reason},
+          {"kernels", kernels},             {"copies", side.copies},
+          {"memsets", side.memsets},        {"other", side.other},
+          {"copies_seconds", optional_figure(side.copies_seconds)},
+          {"parts_seconds", number(side.parts_seconds())},
+          {"whole_seconds", optional_figure(side.whole_seconds)}};
+}
+
+inline json to_json(const case_census& c) {
+  return {{"platform", c.platform},
+          {"profiler_launches", c.profiler_launches},
+          {"reference", c.reference ? to_json(*c.reference) : json(nullptr)},
+          {"optimized", to_json(c.optimized)},
+          {"findings", to_json(c.findings)}};
+}
+
+}  // namespace detail
+
+[[nodiscard]] inline std::string to_json(const run_record& run) {
+  using detail::json;
+  using detail::number;
+  json cases = json::array();
+  for (const case_record& c : run.cases) {
+    json shape = json::object();
+    for (const auto& d : c.shape.dims()) shape[d.first] = d.second;
+    json checks = json::array();
+    for (const seed_result& s : c.checks) checks.push_back(detail::to_json(s));
+    cases.push_back({{"case", c.case_name},
+                     {"shape", shape},
+                     {"verdict", std::string(to_string(c.verdict))},
+                     {"message", c.message},
+                     {"checks", checks},
+                     {"wall_seconds", number(c.wall_seconds)},
+                     {"devices", c.devices},
+                     {"devices_shared", c.devices_shared},
+                     {"peer_access", c.peer_access},
+                     {"timing", c.timing ? detail::to_json(*c.timing, run.copy) : json(nullptr)},
+                     {"census", c.census ? detail::to_json(*c.census) : json(nullptr)}});
+  }
+  const gpu_info& g = run.device;
+  json copy = nullptr;
+  if (run.copy) {
+    copy = {{"bytes_per_second", number(run.copy->bytes_per_second)},
+            {"read_bytes_per_second", number(run.copy->read_bytes_per_second)},
+            {"buffer_bytes", run.copy->buffer_bytes},
+            {"seconds", detail::to_json(run.copy->seconds)}};
+  }
+  const json document = {
+      {"schema", "kbench-results/1"},
+      {"kbench_version", run.kbench_version},
+      {"mode", std::string(to_string(run.mode))},
+      {"compiler", run.compiler},
+      {"optimized_build", run.optimized_build},
+      {"device",
+       {{"usable", g.usable}, {"reason", g.reason}, {"ordinal", g.device}, {"assigned_by", g.assigned_by}, {"pci_bus_id", g.pci_bus_id}, {"platform", g.platform}, {"name", g.name},
+        {"arch", g.arch}, {"multiprocessors", g.multiprocessors}, {"wave_size", g.wave_size},
+        {"memory_bytes", number(g.memory_bytes)}, {"l2_bytes", number(g.l2_bytes)},
+        {"open_seconds", number(g.open_seconds)}}},
+      {"options", {{"warmup", run.warmup}, {"iterations", run.iterations}}},
+      {"copy_bandwidth", copy},
+      {"timer_floor", run.timer_floor ? json{{"events_only", number(run.timer_floor->events_only)},
+                                             {"empty_kernel", number(run.timer_floor->empty_kernel)},
+                                             {"empty_kernel_batch", number(run.timer_floor->empty_kernel_batch)},
+                                             {"empty_launch_wall", number(run.timer_floor->empty_launch_wall)}}
+                                      : json(nullptr)},
+      {"ceilings_seconds", number(run.ceilings_seconds)},
+      {"cases", cases}};
+  return document.dump(2);
+}
+
+// Writes the run to `path`; a file that cannot be written is an error, not a silent loss. A path ending
+// in '/' names a folder: the file is <folder>/<program>.<mode>.json, so one setting serves every test
+// program of a ctest run.
+// The JSON text of a run (to_json) to `path`; a path ending in '/' is a folder, the file named after the
+// program and mode.
+inline void write_json_text(const std::string& text, run_mode mode, std::string path, const std::string& program) {
+  if (!path.empty() && path.back() == '/') {
+    const std::size_t slash = program.find_last_of('/');
+    path += (slash == std::string::npos ? program : program.substr(slash + 1)) + "." + std::string(to_string(mode)) +
+            ".json";
+  }
+  std::ofstream file(path);
+  if (!file) throw error("cannot write the JSON report to '" + path + "'");
+  file << text << '\n';
+  if (!file) throw error("writing the JSON report to '" + path + "' failed");
+}
+
+inline void write_json(const run_record& run, std::string path, const std::string& program = "kbench") {
+  write_json_text(to_json(run), run.mode, std::move(path), program);
+}
+
+}  // namespace kbench

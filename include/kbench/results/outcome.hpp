@@ -1,0 +1,134 @@
+// kbench/results/outcome.hpp: the kinds of outcome kbench reports, as enums, and the one place they become words
+// (the reports and the JSON file both use to_string). HIP-free.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace kbench {
+
+// What a program run does (`<program> correctness|perf|list`).
+enum class run_mode { correctness, perf, census, list };
+
+// How samples are taken (see measure.hpp): cold flushes the caches before every launch, hot does not,
+// batch times a graph of many launches (hot) and reports the time per launch; automatic (an option
+// only, never a result) is cold, or batch for kernels shorter than batch_below_us.
+enum class timing_mode { automatic, cold, hot, batch };
+
+// The verdict on one case at one shape.
+enum class case_verdict {
+  pass,
+  fail,      // a wrong kernel, a broken test, a flagged timing
+  skipped,   // no usable GPU
+  filtered,  // left out by --max-elements
+  error,     // a HIP error, or an exception outside any comparison
+};
+
+// The speedup's verdict: the 95% interval clears 1 by more than 1% one way or the other, or it does not.
+enum class speedup_verdict { none, faster, slower, no_significant_difference };
+
+// What kbench found besides the comparisons. Every kind but `note` fails the test it was found in.
+enum class finding_kind {
+  stray_write,         // a kernel wrote outside an output's bounds
+  input_modified,      // a launch changed an input
+  reference_incomplete,// the reference left elements unwritten
+  broken_test,         // the tolerance cannot fail
+  nondeterministic,    // the optimized kernel gave other bits on the same inputs (fails if the case says deterministic)
+  accuracy_loss,       // against the oracle, materially less accurate than the reference
+  misaligned,          // wrong, or failing, with buffers moved off their natural alignment
+  timed_launch_wrong,  // the last timed sample disagrees with the reference
+  unseen_work,         // work the timed stream did not see: another stream, after the launch returned, skipped calls
+  memoization,         // faster on inputs an earlier launch has seen: results reused
+  implausible,         // a speedup or a bandwidth the case or the device does not allow
+  requirement_missed,  // short of require_speedup / require_bandwidth
+  census_mismatch,     // the optimized side's kernels contradict what the case expects of them (census.hpp)
+  note,                // worth knowing, not failing
+};
+
+struct finding {
+  finding_kind kind = finding_kind::note;
+  std::string text;
+  [[nodiscard]] bool fails() const { return kind != finding_kind::note; }
+};
+
+// The texts of the findings that fail (or, with `failing` false, of the notes).
+[[nodiscard]] inline std::vector<std::string> texts(const std::vector<finding>& findings, bool failing = true) {
+  std::vector<std::string> out;
+  for (const finding& f : findings) {
+    if (f.fails() == failing) out.push_back(f.text);
+  }
+  return out;
+}
+
+[[nodiscard]] inline bool any_failing(const std::vector<finding>& findings) {
+  for (const finding& f : findings) {
+    if (f.fails()) return true;
+  }
+  return false;
+}
+
+[[nodiscard]] constexpr std::string_view to_string(run_mode m) {
+  switch (m) {
+    case run_mode::correctness: return "correctness";
+    case run_mode::perf: return "perf";
+    case run_mode::census: return "census";
+    case run_mode::list: return "list";
+  }
+  return "?";
+}
+
+[[nodiscard]] constexpr std::string_view to_string(timing_mode m) {
+  switch (m) {
+    case timing_mode::automatic: return "auto";
+    case timing_mode::cold: return "cold";
+    case timing_mode::hot: return "hot";
+    case timing_mode::batch: return "batch";
+  }
+  return "?";
+}
+
+[[nodiscard]] constexpr std::string_view to_string(case_verdict v) {
+  switch (v) {
+    case case_verdict::pass: return "pass";
+    case case_verdict::fail: return "fail";
+    case case_verdict::skipped: return "skipped";
+    case case_verdict::filtered: return "filtered";
+    case case_verdict::error: return "error";
+  }
+  return "?";
+}
+
+[[nodiscard]] constexpr std::string_view to_string(speedup_verdict v) {
+  switch (v) {
+    case speedup_verdict::none: return "";
+    case speedup_verdict::faster: return "faster";
+    case speedup_verdict::slower: return "slower";
+    case speedup_verdict::no_significant_difference: return "no significant difference";
+  }
+  return "?";
+}
+
+[[nodiscard]] constexpr std::string_view to_string(finding_kind k) {
+  switch (k) {
+    case finding_kind::stray_write: return "stray_write";
+    case finding_kind::input_modified: return "input_modified";
+    case finding_kind::reference_incomplete: return "reference_incomplete";
+    case finding_kind::broken_test: return "broken_test";
+    case finding_kind::nondeterministic: return "nondeterministic";
+    case finding_kind::accuracy_loss: return "accuracy_loss";
+    case finding_kind::misaligned: return "misaligned";
+    case finding_kind::timed_launch_wrong: return "timed_launch_wrong";
+    case finding_kind::unseen_work: return "unseen_work";
+    case finding_kind::memoization: return "memoization";
+    case finding_kind::implausible: return "implausible";
+    case finding_kind::requirement_missed: return "requirement_missed";
+    case finding_kind::census_mismatch: return "census_mismatch";
+    case finding_kind::note: return "note";
+  }
+  return "?";
+}
+
+
+}  // namespace kbench

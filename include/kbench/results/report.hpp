@@ -1,0 +1,244 @@
+// kbench/results/report.hpp: the text kbench prints, formatted with fmt. HIP-free, so the unit tests compare it
+// with approved baselines on any machine.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "../contract/dtype.hpp"
+#include "../contract/shape.hpp"
+#include "comparison_result.hpp"
+#include "outcome.hpp"
+#include "results.hpp"
+#include "statistics.hpp"
+
+namespace kbench {
+
+// "fp16 [37 x 1531]"
+[[nodiscard]] inline std::string describe_array(dtype type, const std::vector<std::size_t>& extents) {
+  std::string dims;
+  for (std::size_t e : extents) dims += fmt::format("{}{}", dims.empty() ? "" : " x ", e);
+  return fmt::format("{} [{}]", info(type).name, dims);
+}
+
+namespace detail {
+
+inline std::string format_value(double v, bool never_written) {
+  if (never_written) return "<unwritten>";
+  return fmt::format("{:.6g}", v);
+}
+
+inline std::string format_error(double v) { return std::isfinite(v) ? fmt::format("{:.3e}", v) : fmt::format("{}", v); }
+
+}  // namespace detail
+
+// How far apart the outputs are in units of the output dtype, and what the policy allows where they are
+// furthest apart: "ulps: 98.91% equal, 1.07% 1 apart, 0.02% 2 apart, 0% more (worst 3); worst abs error
+// 4.883e-04 where the policy allows 1.001e-03".
+[[nodiscard]] inline std::string format_precision(const comparison& r, dtype type) {
+  const std::size_t more = r.finite_pairs - std::min(r.finite_pairs, r.ulps_equal + r.ulps_one + r.ulps_two);
+  const char* unit = info(type).is_float ? "ulps" : "differences";
+  std::string allowed = std::isinf(r.allowed_at_max_abs)
+                            ? std::string("no abs bound there")
+                            : fmt::format("the policy allows {}", detail::format_error(r.allowed_at_max_abs));
+  return fmt::format("{}: {} equal, {} 1 apart, {} 2 apart, {} more (worst {}); worst abs error {} where {}", unit,
+                     detail::percent(r.ulps_equal, r.finite_pairs), detail::percent(r.ulps_one, r.finite_pairs),
+                     detail::percent(r.ulps_two, r.finite_pairs), detail::percent(more, r.finite_pairs), r.max_ulps,
+                     detail::format_error(r.max_abs_error), allowed);
+}
+
+// One comparison: a single line when it passed; on failure the reasons, every metric and a table of the
+// first mismatches.
+[[nodiscard]] inline std::string format_comparison(std::string_view output_name, const comparison& r, dtype type,
+                                                   const std::vector<std::size_t>& extents) {
+  const std::string header = fmt::format("output '{}' ({})", output_name, describe_array(type, extents));
+  const std::string metrics =
+      fmt::format("max abs error {} at {}, max rel error {} at {}, mismatches {} of {} ({}), cosine {:.6f}, "
+                  "relative L2 {}",
+                  detail::format_error(r.max_abs_error), format_index(r.max_abs_index, extents),
+                  detail::format_error(r.max_rel_error), format_index(r.max_rel_index, extents), r.mismatches,
+                  r.size, detail::percent(r.mismatches, r.size), r.cosine_similarity,
+                  detail::format_error(r.relative_l2_error));
+  if (r.passed) {
+    return fmt::format("  {}: PASS under {}\n    {}\n    {}\n", header, r.applied.description, metrics,
+                       format_precision(r, type));
+  }
+
+  std::string out = fmt::format("  {}: MISMATCH under {}\n", header,
+                                r.applied.description.empty() ? "(no tolerance)" : r.applied.description);
+  for (const std::string& reason : r.reasons) out += fmt::format("    - {}\n", reason);
+  if (r.size == 0) return out;
+  out += fmt::format("    {}\n    {}\n", metrics, format_precision(r, type));
+  if (!r.first_mismatches.empty()) {
+    out += fmt::format("    first mismatches:\n    {:>18} {:>14} {:>14} {:>11} {:>11}\n", "index", "actual", "expected",
+                       "abs error", "rel error");
+    for (const mismatch& m : r.first_mismatches) {
+      out += fmt::format("    {:>18} {:>14} {:>14} {:>11} {:>11}\n", format_index(m.index, extents),
+                         detail::format_value(m.actual, m.never_written), detail::format_value(m.expected, false),
+                         detail::format_error(m.abs_error), detail::format_error(m.rel_error));
+    }
+  }
+  return out;
+}
+
+// "612.3 us" / "1.204 ms" / "3.1 s"
+[[nodiscard]] inline std::string format_duration(double seconds) {
+  const double a = std::fabs(seconds);
+  if (a < 1e-3) return fmt::format("{:.2f} us", seconds * 1e6);
+  if (a < 1.0) return fmt::format("{:.3f} ms", seconds * 1e3);
+  return fmt::format("{:.3f} s", seconds);
+}
+
+// Throughput of `work` units per launch at `seconds` per launch, scaled to a readable unit.
+[[nodiscard]] inline std::string format_rate(double per_launch, double seconds, std::string_view unit) {
+  const double rate = per_launch / seconds;
+  if (rate >= 1e12) return fmt::format("{:.2f} T{}/s", rate / 1e12, unit);
+  if (rate >= 1e9) return fmt::format("{:.1f} G{}/s", rate / 1e9, unit);
+  if (rate >= 1e6) return fmt::format("{:.1f} M{}/s", rate / 1e6, unit);
+  return fmt::format("{:.1f} {}/s", rate, unit);
+}
+
+// "median 612.30 us (p10 610.10 us, p90 615.00 us, min .., max .., cv 0.31%, n=100)"
+[[nodiscard]] inline std::string format_stats(const sample_stats& s) {
+  return fmt::format("median {} (p10 {}, p90 {}, min {}, max {}, mean {}, stddev {}, cv {:.2f}%, n={})",
+                     format_duration(s.median), format_duration(s.p10), format_duration(s.p90),
+                     format_duration(s.min), format_duration(s.max), format_duration(s.mean),
+                     format_duration(s.stddev), 100.0 * s.coefficient_of_variation(), s.count);
+}
+
+// What one sample's figure is, in words a reader comparing with a profiler needs: batch figures are per
+// launch of launches back to back (which overlap), cold and hot ones are one launch each.
+[[nodiscard]] inline std::string sample_unit(const timing_result& t) {
+  switch (t.mode) {
+    case timing_mode::batch:
+      return fmt::format("per launch, back to back ({} launches per sample, which may overlap)", t.launches_per_sample);
+    case timing_mode::hot: return "one hot launch each";
+    default: return "one cold launch each";
+  }
+}
+
+// The timing of one case at one shape: statistics of both kernels, speedup with its interval and verdict,
+// throughput against the copy bandwidth (0 if unknown), the method, and every flag and note.
+[[nodiscard]] inline std::string format_timing(const std::string& name, const timing_result& t,
+                                               double copy_bytes_per_second) {
+  std::string out = fmt::format("{}\n  method     {}\n  samples    {}\n", name, t.method, sample_unit(t));
+  out += fmt::format("  optimized  {}, median known to +-{:.2f}%\n", format_stats(t.optimized), 100 * t.optimized_precision);
+  if (t.reference) {
+    out += fmt::format("  reference  {}, median known to +-{:.2f}%\n", format_stats(*t.reference),
+                       100 * t.reference_precision);
+    out += fmt::format("  speedup    {:.3f}x (95% interval {:.3f} to {:.3f}): {}\n", t.speedup, t.speedup_interval.low,
+                       t.speedup_interval.high, to_string(t.verdict));
+  } else {
+    out += "  reference  a host function (not timed)\n";
+  }
+  auto fraction = [&](double seconds) {
+    return copy_bytes_per_second > 0 ? fmt::format(" ({:.1f}% of copy)", 100.0 * t.work.bytes / seconds / copy_bytes_per_second)
+                                     : std::string();
+  };
+  out += fmt::format("  latency    {} cold, {} hot (one launch, less the event-pair floor: what a profiler reports)\n",
+                     format_duration(t.latency), format_duration(t.hot_latency));
+  if (t.work.bytes > 0) {
+    out += fmt::format("  bandwidth  {}{} optimized", format_rate(t.work.bytes, t.optimized.median, "B"),
+                       fraction(t.optimized.median));
+    if (t.reference) {
+      out += fmt::format(", {}{} reference", format_rate(t.work.bytes, t.reference->median, "B"),
+                         fraction(t.reference->median));
+    }
+    out += "\n";
+  }
+  if (t.work.flops > 0) out += fmt::format("  compute    {}\n", format_rate(t.work.flops, t.optimized.median, "FLOP"));
+  if (t.work.tokens > 0) out += fmt::format("  tokens     {}\n", format_rate(t.work.tokens, t.optimized.median, "token"));
+  if (t.work.link_bytes > 0) {
+    out += fmt::format("  links      {} optimized between the GPUs{}\n", format_rate(t.work.link_bytes, t.optimized.median, "B"),
+                       t.reference ? ", " + format_rate(t.work.link_bytes, t.reference->median, "B") + " reference" : std::string());
+  }
+  if (!t.stage_seconds.empty()) {
+    double wall = 0.0;
+    std::string parts;
+    for (const auto& [stage, seconds] : t.stage_seconds) {
+      wall += seconds;
+      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", stage, format_duration(seconds));
+    }
+    out += fmt::format("  wall       {} on the host: {}\n", format_duration(wall), parts);
+  }
+  for (const std::string& f : texts(t.findings)) out += fmt::format("  ! {}\n", f);
+  for (const std::string& n : texts(t.findings, false)) out += fmt::format("  note: {}\n", n);
+  return out;
+}
+
+// "rmsnorm/rows=37/cols=1531": a case at a shape, as tests and reports name it.
+[[nodiscard]] inline std::string case_label(const std::string& case_name, const kbench::shape& s) {
+  return s.dims().empty() ? case_name : case_name + "/" + s.to_string();
+}
+
+// "PASS rmsnorm [rows=37/cols=1531] seed=0x..." and, for each output, its metrics or its failure report.
+[[nodiscard]] inline std::string format_seed_result(const std::string& case_name, const kbench::shape& s,
+                                                    const seed_result& r) {
+  std::string out = fmt::format("{} {} [{}] seed={:#x}\n", r.passed() ? "PASS" : "FAIL", case_name, s.to_string(), r.seed);
+  for (const finding& p : r.problems) out += fmt::format("  {} {}\n", p.fails() ? "!" : "note:", p.text);
+  if (const auto& h = r.host_reference; h && h->input_bytes >= 64 * 1048576.0) {  // where it matters
+    out += fmt::format("  host reference: inputs ({:.3g} MiB) to the host in {}, the function took {}\n",
+                       h->input_bytes / 1048576.0, format_duration(h->transfer_seconds), format_duration(h->compute_seconds));
+  }
+  for (const output_result& o : r.outputs) {
+    out += format_comparison(o.name, o.result, o.type, o.extents);
+    if (o.oracle) {
+      out += fmt::format("    against the oracle (fp64 on the host): not the correctly rounded value in {:.3g}% of the "
+                         "reference's elements (worst {} apart) and {:.3g}% of the optimized kernel's (worst {}), at "
+                         "most {:.3g}% allowed\n",
+                         100 * o.oracle->reference_inexact, o.oracle->reference_max_ulps, 100 * o.oracle->optimized_inexact,
+                         o.oracle->optimized_max_ulps, 100 * o.oracle->allowed_inexact);
+    }
+  }
+  return out;
+}
+
+// The header of a perf run's report: the device, the warm-up and sample counts, what was measured once
+// per program (the copy bandwidth, the timer floor) and what that took.
+[[nodiscard]] inline std::string format_perf_header(const run_record& run) {
+  const gpu_info& g = run.device;
+  std::string out = fmt::format("\nkbench perf on {} ({}, {} compute units); warm-up {} launches and {:g} s; at least {} "
+                                "samples\n",
+                                g.name, g.arch, g.multiprocessors, run.warmup, run.warmup_time, run.iterations);
+  if (!run.optimized_build) {
+    out += "warning: this program was built without optimization (no CMAKE_BUILD_TYPE, or Debug): its timings do "
+           "not show what the kernels do in a release build; configure with -DCMAKE_BUILD_TYPE=Release\n";
+  }
+  out += fmt::format("once per program: opening the device took {}, measuring the copy bandwidth and timer floor {}\n",
+                     format_duration(g.open_seconds), format_duration(run.ceilings_seconds));
+  if (run.copy) {
+    out += fmt::format("device-to-device copy of {} MiB: {} (read + write), {}; reading alone {}\n",
+                       run.copy->buffer_bytes >> 20,
+                       format_rate(2.0 * static_cast<double>(run.copy->buffer_bytes), run.copy->seconds.median, "B"),
+                       format_stats(run.copy->seconds), format_rate(run.copy->read_bytes_per_second, 1.0, "B"));
+  }
+  if (run.timer_floor) {
+    out += fmt::format("timer floor: an event pair alone {}, an empty kernel {} (one launch per event pair), {} per "
+                       "launch in a graph of 100, {} from launch to idle device on the host\n",
+                       format_duration(run.timer_floor->events_only), format_duration(run.timer_floor->empty_kernel),
+                       format_duration(run.timer_floor->empty_kernel_batch),
+                       format_duration(run.timer_floor->empty_launch_wall));
+  }
+  return out;
+}
+
+// One line for a case that did not pass: "FAIL name: why", "FILTERED name: why"; empty for a pass or a skip
+// (skips are summed up once, with their reason, by the program's closing line).
+[[nodiscard]] inline std::string format_case_outcome(const case_record& c) {
+  const std::string name = case_label(c.case_name, c.shape);
+  switch (c.verdict) {
+    case case_verdict::pass:
+    case case_verdict::skipped: return {};
+    case case_verdict::filtered: return fmt::format("FILTERED {}: {}\n", name, c.message);
+    case case_verdict::fail:
+    case case_verdict::error: return fmt::format("FAIL {}: {}\n", name, c.message);
+  }
+  return {};
+}
+
+}  // namespace kbench

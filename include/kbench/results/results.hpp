@@ -1,0 +1,193 @@
+// kbench/results/results.hpp: what a run found, as plain data: the report, the JSON file and the exit status are
+// all made from these. HIP-free.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../contract/declaration.hpp"
+#include "../contract/dtype.hpp"
+#include "../contract/shape.hpp"
+#include "census.hpp"
+#include "comparison_result.hpp"
+#include "outcome.hpp"
+#include "statistics.hpp"
+
+namespace kbench {
+
+// The GPU the program runs on, or why there is none.
+struct gpu_info {
+  bool usable = false;
+  std::string reason;  // when not usable
+  int device = 0;        // the ordinal among the devices this process sees
+  std::string assigned_by;  // --device / KBENCH_DEVICE, a CTest resource group, or the default
+  std::string pci_bus_id;  // which physical device that is ("0000:19:00.0"), whatever the visible-devices mapping
+  std::string platform;  // "amd" or "nvidia"
+  std::string name;
+  std::string arch;
+  int multiprocessors = 0;
+  int wave_size = 0;
+  double memory_bytes = 0.0;
+  double l2_bytes = 0.0;
+  double open_seconds = 0.0;  // host time to start the runtime and open the device (once per program)
+};
+
+// Device-to-device copy bandwidth, bytes read plus bytes written per second: the ceiling that
+// memory-bound kernels are measured against.
+struct copy_bandwidth {
+  double bytes_per_second = 0.0;       // copy: bytes read plus bytes written per second
+  std::size_t buffer_bytes = 0;
+  sample_stats seconds;
+  double read_bytes_per_second = 0.0;  // reading alone, which is faster: the ceiling of read-only kernels
+};
+
+// Both sides against the oracle (kernel_case::oracle): the share of elements that are not the correctly
+// rounded value, and the most units of the dtype apart.
+struct oracle_result {
+  double reference_inexact = 0.0;
+  double optimized_inexact = 0.0;
+  std::uint64_t reference_max_ulps = 0;
+  std::uint64_t optimized_max_ulps = 0;
+  double allowed_inexact = 0.0;  // max_ratio x the reference's share + 0.1%
+};
+
+struct output_result {
+  std::string name;
+  dtype type = dtype::f32;
+  std::vector<std::size_t> extents;
+  comparison result;
+  std::optional<oracle_result> oracle;
+};
+
+// Where a host reference's time went: bringing the inputs to the host as double, and the function.
+struct host_run {
+  double input_bytes = 0.0;  // as the device holds them
+  double transfer_seconds = 0.0;
+  double compute_seconds = 0.0;
+};
+
+// One correctness run: one seed, every output.
+struct seed_result {
+  std::uint64_t seed = 0;
+  std::optional<host_run> host_reference;  // with a host reference
+  std::vector<finding> problems;  // the test, the reference or the harness contract broken; and notes
+  std::vector<output_result> outputs;
+  [[nodiscard]] bool passed() const {
+    if (any_failing(problems) || outputs.empty()) return false;
+    return std::all_of(outputs.begin(), outputs.end(), [](const output_result& o) { return o.result.passed; });
+  }
+};
+
+struct timing_result {
+  timing_mode mode = timing_mode::cold;   // cold, hot or batch (never automatic)
+  std::string method;                     // how the samples were taken, in words
+  int launches_per_sample = 1;            // batch mode times this many launches per event pair
+  int warmup = 0;                         // warm-up launches of each kernel
+  int input_sets = 1;                     // input sets drawn anew before every sample
+  int input_sets_wanted = 1;              // what the options asked for (more than input_sets: memory ran short)
+  double input_set_bytes = 0.0;           // bytes of one set (inputs and in-place buffers)
+  sample_stats optimized;                 // seconds per launch
+  std::optional<sample_stats> reference;  // absent for a host reference
+  std::vector<double> optimized_samples;  // every sample, in the order taken (seconds per launch): what a
+  std::vector<double> reference_samples;  // later run is compared with (baseline.hpp); empty: host reference
+  double precision_target = 0.0;          // the options' precision: stop when both medians are known this well
+  double optimized_precision = 0.0;       // half-width of the median's 95% interval, relative
+  double reference_precision = 0.0;
+  bool precise = false;                   // sampling stopped because both medians were known well enough
+  double speedup = std::numeric_limits<double>::quiet_NaN();  // reference median / optimized median
+  interval speedup_interval;              // 95%, paired bootstrap
+  speedup_verdict verdict = speedup_verdict::none;
+  double idle_wait = 0.0;                 // median wait for the device after each sample's last event
+  double single_launch = 0.0;             // one cold launch of the optimized kernel on the timed stream
+  double fresh_launch = 0.0;              // median cold launch on inputs drawn just before it
+  double seen_launch = 0.0;               // median cold launch on the inputs of the launch just before it
+  double latency = 0.0;                   // single_launch less the event-pair floor
+  double hot_latency = 0.0;               // median hot launch (caches warm, behind a spin) less that floor
+  double launch_wall = 0.0;               // host time of one launch on an idle device until it is idle again
+  // Batch mode through a graph: operations captured for launches_per_sample launches (-1: no graph).
+  long long reference_graph_operations = -1;
+  long long optimized_graph_operations = -1;
+  work_model work;
+  perf_expectations expectations;
+  std::vector<finding> findings;          // each but a note fails the perf test
+  // Host seconds of each step of the perf procedure (checks, warm-up, sampling, audit...), in order.
+  std::vector<std::pair<std::string, double>> stage_seconds;
+
+  [[nodiscard]] bool flagged() const { return any_failing(findings); }
+};
+
+// Everything kbench learned about one case at one shape.
+struct case_record {
+  std::string case_name;
+  kbench::shape shape;
+  case_verdict verdict = case_verdict::error;
+  std::string message;            // why it was skipped, failed outside a comparison, or refused timing
+  std::vector<seed_result> checks;
+  std::optional<timing_result> timing;
+  std::optional<case_census> census;  // perf and census runs of a correct kernel
+  double wall_seconds = 0.0;  // from the start of this case's test to its end, checks included
+  // The GPUs the case ran on (logical device d on devices[d]; one for most cases), whether two of them
+  // were one GPU (--share-devices), and whether every pair of distinct GPUs had peer access.
+  std::vector<int> devices;
+  bool devices_shared = false;
+  bool peer_access = false;
+};
+
+// What the timing methods report for (next to) no work on this device (measure.hpp).
+struct timer_floor {
+  double events_only = 0.0;         // an event pair with nothing between (median seconds)
+  double empty_kernel = 0.0;        // an empty kernel between an event pair, queued behind a spin
+  double empty_kernel_batch = 0.0;  // per launch, in a graph of 100 empty launches
+  double empty_launch_wall = 0.0;   // host time to launch an empty kernel on an idle device and see it finish
+};
+
+// What timings are judged against, measured once per program: the copy bandwidth and the timer floor.
+struct device_ceilings {
+  copy_bandwidth copy;
+  kbench::timer_floor floor;
+  double seconds = 0.0;  // host time the two measurements took
+};
+
+// What `<program> perf` does for one case at one shape: a correctness run, the timing, and a second
+// correctness run with another seed. The timing is absent when the first run fails (a wrong kernel is
+// never timed).
+struct perf_outcome {
+  seed_result before;
+  std::optional<timing_result> timing;
+  std::optional<case_census> census;
+  std::optional<seed_result> after;
+  [[nodiscard]] bool passed() const { return failure().empty(); }
+  // Why the perf test fails, in one line; empty when it passes.
+  [[nodiscard]] std::string failure() const {
+    if (!before.passed()) return "refusing to time a kernel that is not correct (report above)";
+    if (!timing) return "not timed";
+    for (const finding& f : timing->findings) {
+      if (f.fails()) return f.text;
+    }
+    if (!after || !after->passed()) return "the optimized kernel was correct before timing and wrong after it (report above)";
+    return {};
+  }
+};
+
+struct run_record {
+  run_mode mode = run_mode::correctness;
+  std::string kbench_version;
+  std::string compiler;
+  bool optimized_build = true;  // the GPU translation unit was compiled with optimization (__OPTIMIZE__)
+  gpu_info device;
+  int warmup = 0;
+  double warmup_time = 0.0;
+  int iterations = 0;
+  std::optional<copy_bandwidth> copy;              // perf runs
+  std::optional<kbench::timer_floor> timer_floor;  // perf runs
+  double ceilings_seconds = 0.0;                   // host time measuring the two, once per program
+  std::deque<case_record> cases;  // a deque: references to a record stay valid while others are added
+};
+
+}  // namespace kbench

@@ -1,0 +1,185 @@
+// kbench/results/table_report.hpp: a results document (json_report.hpp) as one table, a row per case and shape:
+// Markdown for people (a pull request, a CI summary), CSV for spreadsheets and scripts. HIP-free; opt-in (it
+// pulls in nlohmann/json).
+#pragma once
+
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "../contract/error.hpp"
+#include "report.hpp"
+#include "results_document.hpp"
+
+namespace kbench {
+namespace detail {
+
+// One row, as plain values: absent ones are empty cells.
+struct table_row {
+  std::string case_name;
+  std::string shape;            // "rows=37/cols=1531"
+  std::string verdict;          // the case's: "pass", "fail", ...
+  std::string speedup_verdict;  // "faster", "slower", "no significant difference"; empty: untimed, or a host reference
+  std::string mode;             // "cold", "hot", "batch"; empty untimed
+  std::optional<double> launches_per_sample;
+  std::optional<double> reference_median;  // seconds per launch
+  std::optional<double> optimized_median;
+  std::optional<double> speedup, speedup_low, speedup_high;
+  std::optional<double> bytes_per_second;            // the optimized kernel's
+  std::optional<double> fraction_of_copy_bandwidth;  // of the device-to-device copy measured in the same run
+  std::optional<double> reference_kernels;  // from the census: kernels one launch of each side runs
+  std::optional<double> optimized_kernels;
+};
+
+// The kernels one launch of a side runs, from a case's census (absent: no census, or not captured).
+inline std::optional<double> kernel_count(const nlohmann::ordered_json& census, const char* side) {
+  if (!census.is_object() || !census.contains(side) || !census[side].is_object()) return std::nullopt;
+  const nlohmann::ordered_json& s = census[side];
+  if (!s.value("captured", false) || !s.contains("kernels") || !s["kernels"].is_array()) return std::nullopt;
+  return static_cast<double>(s["kernels"].size());
+}
+
+// What a median is in each timing mode: batch times many launches queued back to back and divides.
+inline std::string median_meaning(const std::string& mode) {
+  if (mode == "batch") return "per launch, back to back";
+  return mode.empty() ? "" : "one launch";
+}
+
+inline std::vector<table_row> table_rows(const nlohmann::ordered_json& results) {
+  using json = nlohmann::ordered_json;
+  if (!results.is_object() || !results.contains("schema") || results["schema"] != "kbench-results/1") {
+    throw usage_error("a table needs a \"kbench-results/1\" document (json_report.hpp)");
+  }
+  if (!results.contains("cases") || !results["cases"].is_array()) {
+    throw usage_error("the results have no \"cases\" array");
+  }
+  std::vector<table_row> rows;
+  for (const json& c : results["cases"]) {
+    try {
+      table_row r;
+      r.case_name = c.at("case").get<std::string>();
+      r.shape = shape_text_of(c);
+      r.verdict = c.at("verdict").get<std::string>();
+      const json& t = c.at("timing");
+      if (t.is_object()) {
+        r.mode = t.at("mode").get<std::string>();
+        r.speedup_verdict = t.at("verdict").get<std::string>();
+        r.launches_per_sample = number_at(t, "launches_per_sample");
+        r.optimized_median = finite_at(t.at("optimized"), "median");
+        if (t.at("reference").is_object()) r.reference_median = finite_at(t["reference"], "median");
+        r.speedup = finite_at(t, "speedup");
+        if (t.contains("speedup_interval")) {
+          r.speedup_low = finite_at(t["speedup_interval"], "low");
+          r.speedup_high = finite_at(t["speedup_interval"], "high");
+        }
+        if (t.contains("throughput")) {
+          r.bytes_per_second = finite_at(t["throughput"], "bytes_per_second");
+          r.fraction_of_copy_bandwidth = finite_at(t["throughput"], "fraction_of_copy_bandwidth");
+        }
+      }
+      if (c.contains("census")) {
+        r.reference_kernels = kernel_count(c["census"], "reference");
+        r.optimized_kernels = kernel_count(c["census"], "optimized");
+      }
+      rows.push_back(std::move(r));
+    } catch (const json::exception& e) {
+      throw usage_error(fmt::format("case number {} of the results: {}", rows.size(), e.what()));
+    }
+  }
+  return rows;
+}
+
+// RFC 4180: a field holding a comma, a quote or a line break is quoted, its quotes doubled.
+inline std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char ch : text) out += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return out + "\"";
+}
+
+inline std::string csv_number(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); }
+
+}  // namespace detail
+
+// | case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | of copy | kernels |
+// verdict | timing |, with footnotes saying what a median is in the timing modes present. Kernels: one
+// launch of each side, from the census ("3 -> 1": a fusion).
+[[nodiscard]] inline std::string to_markdown(const nlohmann::ordered_json& results) {
+  const std::vector<detail::table_row> rows = detail::table_rows(results);
+  bool batch = false, one_launch = false;
+  auto median = [&](const std::optional<double>& seconds, const std::string& mode) {
+    if (!seconds) return std::string();
+    (mode == "batch" ? batch : one_launch) = true;
+    return format_duration(*seconds) + (mode == "batch" ? " [1]" : " [2]");
+  };
+  std::string out =
+      "| case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | of copy | kernels | "
+      "verdict | timing |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n";
+  for (const detail::table_row& r : rows) {
+    std::string speedup;
+    if (r.speedup) {
+      speedup = fmt::format("{:.3f}x", *r.speedup);
+      if (r.speedup_low && r.speedup_high) {
+        speedup += fmt::format(" ({:.3f} to {:.3f})", *r.speedup_low, *r.speedup_high);
+      }
+    }
+    const std::string bandwidth = r.bytes_per_second ? fmt::format("{:.1f} GB/s", *r.bytes_per_second / 1e9) : "";
+    const std::string share =
+        r.fraction_of_copy_bandwidth ? fmt::format("{:.1f}%", 100 * *r.fraction_of_copy_bandwidth) : "";
+    const std::string verdict = r.speedup_verdict.empty() ? r.verdict : r.verdict + ", " + r.speedup_verdict;
+    std::string kernels;
+    if (r.optimized_kernels) {
+      kernels = r.reference_kernels ? fmt::format("{:g} -> {:g}", *r.reference_kernels, *r.optimized_kernels)
+                                    : fmt::format("{:g}", *r.optimized_kernels);
+    }
+    std::string timing = r.mode;
+    if (r.mode == "batch" && r.launches_per_sample) timing += fmt::format(" ({:g} launches)", *r.launches_per_sample);
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", detail::markdown_cell(r.case_name),
+                       detail::markdown_cell(r.shape), median(r.reference_median, r.mode),
+                       median(r.optimized_median, r.mode), speedup, bandwidth, share, kernels,
+                       detail::markdown_cell(verdict), timing);
+  }
+  if (batch || one_launch) out += "\n";
+  if (batch) {
+    out += "[1] per launch, back to back: batch mode times many launches queued together and divides by their "
+           "number.\n";
+  }
+  if (one_launch) out += "[2] one launch: cold mode flushes the caches before it, hot mode does not.\n";
+  return out;
+}
+
+// A header row, then a row per case and shape; numbers plain (seconds, bytes per second, fractions),
+// absent values empty, lines ended by CRLF (RFC 4180).
+[[nodiscard]] inline std::string to_csv(const nlohmann::ordered_json& results) {
+  using detail::csv_field;
+  using detail::csv_number;
+  std::string out =
+      "case,shape,verdict,speedup_verdict,timing_mode,median_is,launches_per_sample,reference_median_seconds,"
+      "optimized_median_seconds,speedup,speedup_low,speedup_high,bytes_per_second,fraction_of_copy_bandwidth,"
+      "reference_kernels,optimized_kernels\r\n";
+  for (const detail::table_row& r : detail::table_rows(results)) {
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n", csv_field(r.case_name), csv_field(r.shape),
+                       csv_field(r.verdict), csv_field(r.speedup_verdict), csv_field(r.mode),
+                       csv_field(detail::median_meaning(r.mode)), csv_number(r.launches_per_sample),
+                       csv_number(r.reference_median), csv_number(r.optimized_median), csv_number(r.speedup),
+                       csv_number(r.speedup_low), csv_number(r.speedup_high), csv_number(r.bytes_per_second),
+                       csv_number(r.fraction_of_copy_bandwidth), csv_number(r.reference_kernels),
+                       csv_number(r.optimized_kernels));
+  }
+  return out;
+}
+
+// Writes `text` to `path` as it is (binary: CSV's CRLF stays); a file that cannot be written is an error,
+// not a silent loss (as write_json).
+inline void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream file(path, std::ios::binary);
+  if (!file) throw error("cannot write '" + path + "'");
+  file << text;
+  if (!file) throw error("writing '" + path + "' failed");
+}
+
+}  // namespace kbench
