@@ -1,0 +1,377 @@
+// kbench/engines/device_compare_loop.hpp: the comparison engine's element loop on the GPU (device_compare.hpp is
+// its entry). Each block reduces its elements to one partial summary; only the partials come back to the
+// host, which merges them in block order (deterministic: the grid depends only on the device and the size).
+// The result matches comparison.hpp's host loop: the same counts, first indices and maxima (ties to the
+// smallest index); sums agree to rounding.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "../contract/device_buffer.hpp"
+#include "../contract/hip_check.hpp"
+#include "../contract/platform.hpp"
+#include "comparison.hpp"
+
+namespace kbench {
+namespace detail {
+
+inline constexpr int max_device_rules = 4;
+
+// The element rules grouped by kind, so that an element meets no switch on the rule's kind: every exact
+// rule is one flag, every ulp rule one bound (the smallest), the within rules a short list.
+struct device_rules {
+  int within_count;
+  double atol[max_device_rules];
+  double rtol[max_device_rules];
+  bool exact;
+  unsigned long long max_ulps;  // ~0: no ulp rule
+  bool equal_nan;
+};
+
+// Device element readers, as comparison.hpp's: the storage word and its value as double.
+template <class Word, dtype T>
+struct device_reader {
+  using storage = Word;
+  static constexpr bool is_float = info(T).is_float;
+  __device__ static double value(Word w) {
+    if constexpr (T == dtype::f64) {
+      return __longlong_as_double(static_cast<long long>(w));
+    } else if constexpr (T == dtype::f32) {
+      return static_cast<double>(__uint_as_float(w));
+    } else if constexpr (T == dtype::f16) {
+      // Through the fp32 encoding, exactly: no platform half intrinsic needed.
+      const unsigned int sign = (static_cast<unsigned int>(w) & 0x8000u) << 16;
+      const unsigned int e = (w >> 10) & 0x1Fu, m = w & 0x3FFu;
+      if (e == 0) return (sign ? -1.0 : 1.0) * static_cast<double>(m) * 5.9604644775390625e-08;  // m * 2^-24
+      if (e == 31) return static_cast<double>(__uint_as_float(sign | 0x7F800000u | (m << 13)));
+      return static_cast<double>(__uint_as_float(sign | ((e + 112u) << 23) | (m << 13)));
+    } else if constexpr (T == dtype::bf16) {
+      return static_cast<double>(__uint_as_float(static_cast<unsigned int>(w) << 16));
+    } else if constexpr (T == dtype::f8e4m3) {
+      return static_cast<double>(fp8_e4m3_to_float(w));
+    } else {
+      return static_cast<double>(w);
+    }
+  }
+  // False for NaN and Inf, from the bits alone (integer types: always true).
+  __device__ static bool finite_bits(Word w) {
+    if constexpr (T == dtype::f64) {
+      return ((static_cast<unsigned long long>(w) >> 52) & 0x7FFu) != 0x7FFu;
+    } else if constexpr (T == dtype::f32) {
+      return (w & 0x7F800000u) != 0x7F800000u;
+    } else if constexpr (T == dtype::f16) {
+      return (w & 0x7C00u) != 0x7C00u;
+    } else if constexpr (T == dtype::bf16) {
+      return (w & 0x7F80u) != 0x7F80u;
+    } else if constexpr (T == dtype::f8e4m3) {
+      return (w & 0x7Fu) != 0x7Fu;  // e4m3fn: no infinity, one NaN per sign
+    } else {
+      return true;
+    }
+  }
+  // The ulps arithmetic in the narrowest unsigned type that holds it: 32 bits up to 4-byte words (the
+  // distance through zero of two 32-bit magnitudes is below 2^32), 64 above.
+  using distance = std::conditional_t<(sizeof(Word) <= 4), unsigned int, unsigned long long>;
+  __device__ static distance ulps(Word a, Word b) {
+    constexpr distance sign = distance{1} << (8 * sizeof(Word) - 1);
+    constexpr distance mask = sign | (sign - 1);
+    const distance ua = static_cast<distance>(a) & mask;
+    const distance ub = static_cast<distance>(b) & mask;
+    const distance ma = ua & ~sign, mb = ub & ~sign;
+    const bool na = (ua & sign) && ma != 0, nb = (ub & sign) && mb != 0;
+    if (na == nb) return ma > mb ? ma - mb : mb - ma;
+    return ma + mb;
+  }
+};
+
+struct compare_parameters {
+  std::size_t n;
+  device_rules rules;
+  bool detect_poison;
+};
+
+// One thread's running tally. A thread meets its elements in increasing index order, so "first" is the
+// first one seen and a maximum is replaced only by a strictly larger value: no index comparisons per
+// element. Counts are 32-bit (registers): a thread sees n / (blocks x 256) elements, far below 2^32 for
+// any output that fits in memory.
+using thread_tally = basic_tally<unsigned int>;
+
+// One element into a thread's tally: the host engine's element loop, on the device.
+template <class R>
+__device__ inline void compare_element(thread_tally& t, std::size_t i, typename R::storage sa, typename R::storage se,
+                                       typename R::storage poison, const compare_parameters& c) {
+  const double a = R::value(sa), e = R::value(se);
+  const bool identical = R::is_float ? a == e : sa == se;
+  if (c.detect_poison && sa == poison && !identical) {
+    if (t.never_written++ == 0) t.first_never_written = i;
+  }
+  bool ok = true;
+  double abs_err, rel_err;
+  const double infinity = __longlong_as_double(0x7FF0000000000000ll);
+  if (!isfinite(a) || !isfinite(e)) {
+    const bool nan_a = isnan(a), nan_e = isnan(e);
+    if (nan_e && t.nan_expected++ == 0) t.first_nan_expected = i;
+    t.nan_actual += nan_a;
+    ok = identical || (nan_a && nan_e && c.rules.equal_nan);
+    abs_err = rel_err = ok ? 0.0 : infinity;
+    if (!ok && t.nonfinite++ == 0) t.first_nonfinite = i;
+  } else {
+    unsigned long long int_diff = 0;
+    if constexpr (!R::is_float) {
+      int_diff = sa > se ? static_cast<unsigned long long>(sa - se) : static_cast<unsigned long long>(se - sa);
+    }
+    abs_err = R::is_float ? fabs(a - e) : static_cast<double>(int_diff);
+    // The division only for a candidate maximum (any element whose rel_err could exceed it passes this
+    // relaxed test), so the result is the host's, exactly, at a fraction of the cost.
+    const double magnitude = fabs(e);
+    if (abs_err == 0.0) {
+      rel_err = 0.0;
+    } else if (magnitude == 0.0) {
+      rel_err = infinity;
+    } else if (abs_err > t.max_rel * magnitude * (1.0 - 1e-12)) {
+      rel_err = abs_err / magnitude;
+    } else {
+      rel_err = 0.0;  // at most the current maximum: cannot replace it
+    }
+    const unsigned long long ulps = R::is_float ? R::ulps(sa, se) : int_diff;
+    t.count_ulps(ulps);
+    ok = (identical || !c.rules.exact) && ulps <= c.rules.max_ulps;
+    // Unrolled over the fixed maximum: a loop bound by within_count would index the parameter arrays at
+    // run time, which puts them in local memory and costs a load per element.
+#pragma unroll
+    for (int k = 0; k < max_device_rules; ++k) {
+      if (k < c.rules.within_count) ok = ok && abs_err <= c.rules.atol[k] + c.rules.rtol[k] * magnitude;
+    }
+    ++t.finite_pairs;
+    t.dot += a * e;
+    t.norm_a += a * a;
+    t.norm_e += e * e;
+    t.norm_diff += (a - e) * (a - e);
+  }
+  if (abs_err > t.max_abs) t.max_abs = abs_err, t.max_abs_index = i, t.max_abs_expected = e;
+  if (rel_err > t.max_rel) t.max_rel = rel_err, t.max_rel_index = i;
+  t.mismatches += !ok;
+}
+
+// G floats at once (four, or two of 64 bits), with compare_element's result on each: the common case (all
+// finite; the poison pattern is a NaN, so it is not among them) without a branch per element. The maxima are
+// compared once per group and replaced element by element, in index order, only when the group holds a
+// candidate. A group holding a NaN or an Inf goes through compare_element, in a loop that is not unrolled
+// and reads the elements again (from the cache): one copy of that code per group of the kernel's unrolled
+// chunk instead of one per element, which was most of the comparison's compile time.
+template <class R, int G>
+__device__ inline void compare_group(thread_tally& t, std::size_t first, const typename R::storage* sa,
+                                     const typename R::storage* se, const typename R::storage* actual,
+                                     const typename R::storage* expected, typename R::storage constant,
+                                     typename R::storage poison, const compare_parameters& c) {
+  bool finite = true;
+#pragma unroll
+  for (int k = 0; k < G; ++k) finite = finite && R::finite_bits(sa[k]) && R::finite_bits(se[k]);
+  if (!finite) {
+#pragma unroll 1
+    for (std::size_t i = first; i < first + G; ++i) {
+      compare_element<R>(t, i, actual ? actual[i] : constant, expected[i], poison, c);
+    }
+    return;
+  }
+  using distance = typename R::distance;
+  double abs_err[G], magnitude[G];
+  double group_max = 0.0;
+  distance group_max_ulps = 0;
+  unsigned int equal = 0, one = 0, two = 0;
+  // The ulp rule's bound in the same width (a bound beyond it admits every distance).
+  const distance max_ulps = c.rules.max_ulps >= static_cast<unsigned long long>(~distance{0})
+                                ? ~distance{0}
+                                : static_cast<distance>(c.rules.max_ulps);
+  bool rel_candidate = t.max_rel < 0.0;  // the first group: its first element sets the maximum
+  unsigned int failed = 0;
+  const double rel_threshold = t.max_rel * (1.0 - 1e-12);
+#pragma unroll
+  for (int k = 0; k < G; ++k) {
+    const double a = R::value(sa[k]), e = R::value(se[k]);
+    const double d = a - e;
+    abs_err[k] = fabs(d);
+    magnitude[k] = fabs(e);
+    const distance ulps = R::ulps(sa[k], se[k]);
+    equal += ulps == 0;
+    one += ulps == 1;
+    two += ulps == 2;
+    group_max_ulps = ulps > group_max_ulps ? ulps : group_max_ulps;
+    bool ok = (a == e || !c.rules.exact) && ulps <= max_ulps;
+#pragma unroll
+    for (int w = 0; w < max_device_rules; ++w) {
+      if (w < c.rules.within_count) ok = ok && abs_err[k] <= c.rules.atol[w] + c.rules.rtol[w] * magnitude[k];
+    }
+    failed += !ok;
+    t.dot += a * e;
+    t.norm_a += a * a;
+    t.norm_e += e * e;
+    t.norm_diff += d * d;
+    group_max = fmax(group_max, abs_err[k]);
+    rel_candidate = rel_candidate || abs_err[k] > rel_threshold * magnitude[k];
+  }
+  t.mismatches += failed;
+  t.finite_pairs += G;
+  t.ulps_equal += equal, t.ulps_one += one, t.ulps_two += two;
+  if (group_max_ulps > t.max_ulps) t.max_ulps = group_max_ulps;
+  if (group_max > t.max_abs) {
+#pragma unroll
+    for (int k = 0; k < G; ++k) {
+      if (abs_err[k] > t.max_abs) {
+        t.max_abs = abs_err[k], t.max_abs_index = first + k;
+        t.max_abs_expected = R::value(se[k]);
+      }
+    }
+  }
+  if (rel_candidate) {  // compare_element's relative error, in order
+    const double infinity = __longlong_as_double(0x7FF0000000000000ll);
+#pragma unroll
+    for (int k = 0; k < G; ++k) {
+      double rel_err = 0.0;
+      if (abs_err[k] != 0.0) {
+        if (magnitude[k] == 0.0) {
+          rel_err = infinity;
+        } else if (abs_err[k] > t.max_rel * magnitude[k] * (1.0 - 1e-12)) {
+          rel_err = abs_err[k] / magnitude[k];
+        }
+      }
+      if (rel_err > t.max_rel) t.max_rel = rel_err, t.max_rel_index = first + k;
+    }
+  }
+}
+
+// actual[i] is `constant` when `actual` is null (the teeth probes: an unwritten or an all-zero output).
+// Both arrays are read 16 bytes at a time (device allocations are aligned), `unroll` vectors of each per
+// thread before any arithmetic, so that enough bytes are in flight to keep memory busy at the occupancy
+// this register-heavy loop allows; a scalar loop takes the tail.
+template <class R>
+__global__ void __launch_bounds__(256) compare_kernel(const typename R::storage* actual, const typename R::storage* expected,
+                                                      typename R::storage constant, typename R::storage poison,
+                                                      compare_parameters c, element_tally* partials) {
+  using S = typename R::storage;
+  constexpr int per_vector = 16 / sizeof(S);
+  constexpr int group = per_vector < 4 ? per_vector : 4;
+  constexpr int unroll = 4;
+  union chunk {
+    uint4 bits;
+    S elements[per_vector];
+  };
+  thread_tally tally = thread_tally::none();
+  const std::size_t vectors = c.n / per_vector;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t first = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  const auto* ev = reinterpret_cast<const uint4*>(expected);
+  const auto* av = reinterpret_cast<const uint4*>(actual);
+  auto load = [&](std::size_t v, chunk& a, chunk& e) {
+    e.bits = ev[v];
+    if (actual) {
+      a.bits = av[v];
+    } else {
+#pragma unroll
+      for (int k = 0; k < per_vector; ++k) a.elements[k] = constant;
+    }
+  };
+  // A thread meets its elements in increasing index order, as thread_tally requires.
+  std::size_t v = first;
+  if constexpr (R::is_float) {
+    for (; v + (unroll - 1) * stride < vectors; v += unroll * stride) {
+      chunk a[unroll], e[unroll];
+#pragma unroll
+      for (int u = 0; u < unroll; ++u) load(v + u * stride, a[u], e[u]);
+#pragma unroll
+      for (int u = 0; u < unroll; ++u) {
+#pragma unroll
+        for (int k = 0; k < per_vector; k += group) {
+          compare_group<R, group>(tally, (v + u * stride) * per_vector + k, a[u].elements + k, e[u].elements + k,
+                                  actual, expected, constant, poison, c);
+        }
+      }
+    }
+  }
+  // Integers (and the floats' last vectors): element by element, a vector at a time, in a loop that is not
+  // unrolled over vectors.
+#pragma unroll 1
+  for (; v < vectors; v += stride) {
+    chunk a, e;
+    load(v, a, e);
+#pragma unroll
+    for (int k = 0; k < per_vector; ++k) compare_element<R>(tally, v * per_vector + k, a.elements[k], e.elements[k], poison, c);
+  }
+  for (std::size_t i = vectors * per_vector + first; i < c.n; i += stride) {
+    compare_element<R>(tally, i, actual ? actual[i] : constant, expected[i], poison, c);
+  }
+  // Thread partials merge in a fixed tree within the block, block partials in block order on the host.
+  __shared__ element_tally shared[256];
+  shared[threadIdx.x] = element_tally::none();
+  shared[threadIdx.x].merge(tally);
+  __syncthreads();
+  for (unsigned int width = 1; width < blockDim.x; width *= 2) {
+    if (threadIdx.x % (2 * width) == 0 && threadIdx.x + width < blockDim.x) {
+      shared[threadIdx.x].merge(shared[threadIdx.x + width]);
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partials[blockIdx.x] = shared[0];
+}
+
+template <dtype D>
+using device_reader_of = device_reader<storage_t<D>, D>;
+
+template <class R>
+element_tally run_compare(const void* actual, const void* expected, std::size_t n, std::uint64_t constant_bits,
+                           dtype t, const tolerance& tol, bool detect_poison, hipStream_t stream) {
+  using S = typename R::storage;
+  device_rules rules{};
+  rules.max_ulps = ~0ull;
+  for (const element_rule& r : tol.element_rules) {
+    switch (r.rule) {
+      case element_rule::kind::exact: rules.exact = true; break;
+      case element_rule::kind::ulp: rules.max_ulps = std::min<unsigned long long>(rules.max_ulps, r.max_ulps); break;
+      case element_rule::kind::within:
+        if (rules.within_count == max_device_rules) {
+          throw usage_error("device comparison supports up to 4 allclose-type rules");
+        }
+        rules.atol[rules.within_count] = r.atol;
+        rules.rtol[rules.within_count] = r.rtol;
+        ++rules.within_count;
+        break;
+    }
+  }
+  rules.equal_nan = tol.equal_nan;
+  const S poison = poison_as<S>(t);
+  S constant;
+  std::memcpy(&constant, &constant_bits, sizeof constant);
+  // One full wave of resident blocks (fewer for small outputs): no tail wave. The grid depends only on the
+  // device and n, so the merge order, hence the sums, are the same on every run.
+  static const unsigned int full_wave = [] {
+    int device = 0, multiprocessors = 0, per_multiprocessor = 0;
+    KBENCH_HIP_CHECK(hipGetDevice(&device));
+    KBENCH_HIP_CHECK(hipDeviceGetAttribute(&multiprocessors, hipDeviceAttributeMultiprocessorCount, device));
+    KBENCH_HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, compare_kernel<R>, 256, 0));
+    return static_cast<unsigned int>(std::max(1, multiprocessors * std::max(per_multiprocessor, 1)));
+  }();
+  const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>((n + 4095) / 4096, 1, full_wave));
+  // Allocated once: an allocation per comparison would cost as much as comparing a large output.
+  static const device_buffer<element_tally> partials(full_wave);
+  if (reinterpret_cast<std::uintptr_t>(actual) % 16 != 0 || reinterpret_cast<std::uintptr_t>(expected) % 16 != 0) {
+    throw usage_error("device comparison needs 16-byte aligned buffers");
+  }
+  hipLaunchKernelGGL(compare_kernel<R>, dim3(blocks), dim3(256), 0, stream, static_cast<const S*>(actual),
+                     static_cast<const S*>(expected), constant, poison, compare_parameters{n, rules, detect_poison},
+                     partials.data());
+  KBENCH_HIP_CHECK_LAUNCH();
+  std::vector<element_tally> host(blocks);
+  KBENCH_HIP_CHECK(
+      hipMemcpyAsync(host.data(), partials.data(), blocks * sizeof(element_tally), hipMemcpyDeviceToHost, stream));
+  KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
+  element_tally total = element_tally::none();
+  for (const element_tally& p : host) total.merge(p);
+  return total;
+}
+
+}  // namespace detail
+}  // namespace kbench
