@@ -138,6 +138,38 @@ struct partial_result {
   }
 };
 
+// The distance of two finite elements in units of the output dtype (a host reference rounded to it first:
+// 0 means the correctly rounded value); integers: their difference.
+template <class A, class E>
+inline std::uint64_t element_ulps(typename A::storage sa, typename E::storage se, double a, double e, double abs_err,
+                                  std::uint64_t int_diff, dtype actual_type) {
+  constexpr bool same = std::is_same_v<A, E>;
+  if constexpr (A::is_float && same) {
+    return A::ulps(sa, se);
+  } else if constexpr (A::is_float) {
+    return ulp_distance(a, e, actual_type);
+  } else if constexpr (same) {
+    return int_diff;
+  } else {
+    return abs_err < 1.8e19 ? static_cast<std::uint64_t>(std::ceil(abs_err)) : ~std::uint64_t{0};
+  }
+}
+
+// Whether a finite pair meets every element rule of the tolerance.
+inline bool meets_rules(const element_rule* rules, std::size_t rule_count, bool identical, double abs_err, double e,
+                        std::uint64_t ulps) {
+  bool ok = true;
+  for (std::size_t k = 0; k < rule_count; ++k) {
+    const element_rule& rule = rules[k];
+    switch (rule.rule) {
+      case element_rule::kind::exact: ok = ok && identical; break;
+      case element_rule::kind::within: ok = ok && abs_err <= rule.atol + rule.rtol * std::fabs(e); break;
+      case element_rule::kind::ulp: ok = ok && ulps <= rule.max_ulps; break;
+    }
+  }
+  return ok;
+}
+
 // The element loop over [begin, end) for an output read by A and a reference read by E (A, or fp64 for
 // host references).
 template <class A, class E>
@@ -189,27 +221,9 @@ partial_result compare_elements(const array_view& actual, const array_view& expe
     } else {
       abs_err = (!A::is_float && same) ? static_cast<double>(int_diff) : std::fabs(a - e);
       rel_err = abs_err == 0.0 ? 0.0 : (e == 0.0 ? infinity : abs_err / std::fabs(e));
-      // The distance in units of the output dtype (a host reference rounded to it first: 0 means the
-      // correctly rounded value); integers: their difference.
-      std::uint64_t ulps;
-      if constexpr (A::is_float && same) {
-        ulps = A::ulps(sa, se);
-      } else if constexpr (A::is_float) {
-        ulps = ulp_distance(a, e, actual.type);
-      } else if constexpr (same) {
-        ulps = int_diff;
-      } else {
-        ulps = abs_err < 1.8e19 ? static_cast<std::uint64_t>(std::ceil(abs_err)) : ~std::uint64_t{0};
-      }
+      const std::uint64_t ulps = element_ulps<A, E>(sa, se, a, e, abs_err, int_diff, actual.type);
       t.count_ulps(ulps);
-      for (std::size_t k = 0; k < rule_count; ++k) {
-        const element_rule& rule = rules[k];
-        switch (rule.rule) {
-          case element_rule::kind::exact: ok = ok && identical; break;
-          case element_rule::kind::within: ok = ok && abs_err <= rule.atol + rule.rtol * std::fabs(e); break;
-          case element_rule::kind::ulp: ok = ok && ulps <= rule.max_ulps; break;
-        }
-      }
+      ok = meets_rules(rules, rule_count, identical, abs_err, e, ulps);
       ++finite_pairs;
       dot += a * e;
       norm_a += a * a;
