@@ -6,10 +6,11 @@ named for what they show:
                         dimension, reference and optimized, p10-p90 bars, log-log
   <case>-bandwidth.png  the sweep's GB/s against that dimension, the device's copy bandwidth as a line
   speedups.png          every case and shape: reference / optimized median with its 95% interval
-  baseline.png          with --baseline: current / baseline median time of the optimized kernel per case,
-                        with a 95% bootstrap interval, and lines at 1 and at the threshold either way
+  baseline.png          with --comparison: current / baseline median time of the optimized kernel per case,
+                        with its 95% bootstrap interval, and lines at 1 and at the threshold either way; all
+                        as kbench-compare computed them (`kbench-compare OLD.json NEW.json --json PATH`)
 
-    scripts/kbench-plot.py [--out DIR] [--baseline OLD.json] [--threshold 0.05] RESULTS.json...
+    scripts/kbench-plot.py [--out DIR] [--comparison COMPARISON.json] RESULTS.json...
 
 Prints the paths it wrote. Exit status: 0, 1 when there is nothing to plot (no case has a timing), 2 on
 bad input, 77 without matplotlib (Debian: apt-get install python3-matplotlib).
@@ -18,11 +19,11 @@ import argparse
 import json
 import math
 import os
-import random
 import re
 import sys
 
 SCHEMA = "kbench-results/1"
+COMPARISON_SCHEMA = "kbench-baseline/1"
 # What a median is in each timing mode (json_report.hpp): batch divides a graph of launches by their number.
 MEDIAN_MEANING = {"batch": "per launch, back to back", "cold": "one cold launch", "hot": "one hot launch"}
 VERDICT_COLOR = {"faster": "tab:green", "slower": "tab:red"}
@@ -48,7 +49,8 @@ def finite(v):
     return x if x is not None and math.isfinite(x) else None
 
 
-def load(path):
+def read_document(path, schema, hint=""):
+    """The JSON document in `path`, which must be of `schema` and hold a "cases" array."""
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
@@ -56,11 +58,16 @@ def load(path):
         raise BadInput(f"{path}: cannot be read ({e.strerror})")
     except json.JSONDecodeError as e:
         raise BadInput(f"{path}: is not JSON ({e})")
-    schema = doc.get("schema") if isinstance(doc, dict) else None
-    if schema != SCHEMA:
-        raise BadInput(f"{path}: is not a {SCHEMA} document (schema {schema!r})")
+    found = doc.get("schema") if isinstance(doc, dict) else None
+    if found != schema:
+        raise BadInput(f"{path}: is not a {schema} document (schema {found!r}){hint}")
     if not isinstance(doc.get("cases"), list):
         raise BadInput(f"{path}: has no \"cases\" array")
+    return doc
+
+
+def load(path):
+    doc = read_document(path, SCHEMA)
     copy = doc.get("copy_bandwidth")
     copy = finite(copy.get("bytes_per_second")) if isinstance(copy, dict) else None
     cases = []
@@ -78,10 +85,6 @@ def load(path):
 def label(c):
     dims = "/".join(f"{k}={v}" for k, v in c["shape"].items())  # as kbench labels a case (report.hpp)
     return f"{c['case']}/{dims}" if dims else c["case"]
-
-
-def match_key(c):
-    return (c["case"], tuple(sorted(c["shape"].items())))
 
 
 def file_name(case_name, what):
@@ -220,63 +223,26 @@ def plot_speedups(plt, out, cases):
     return save(fig, plt, os.path.join(out, "speedups.png"))
 
 
-def median(xs):
-    s = sorted(xs)
-    n = len(s)
-    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+def load_comparison(path):
+    """A comparison with a baseline as kbench-compare writes it (`--json PATH`, schema "kbench-baseline/1"):
+    the ratios, their bootstrap intervals and the verdicts are kbench's, drawn as they are."""
+    doc = read_document(path, COMPARISON_SCHEMA, ": write one with kbench-compare OLD.json NEW.json --json PATH")
+    if finite(doc.get("threshold")) is None:
+        raise BadInput(f"{path}: has no \"threshold\"")
+    return doc
 
 
-def quantile(s, q):
-    """The q-quantile of sorted values, interpolating between the closest ranks (numpy's default)."""
-    position = q * (len(s) - 1)
-    below = int(math.floor(position))
-    above = min(below + 1, len(s) - 1)
-    return s[below] + (s[above] - s[below]) * (position - below)
-
-
-def ratio_interval(now, before, resamples=2000, seed=0x6B62656E6368):
-    """95% percentile-bootstrap interval of median(now) / median(before), each set resampled on its own
-    (two runs: nothing pairs their samples). Seeded: the same files give the same plot."""
-    try:
-        import numpy as np
-    except ImportError:
-        rng = random.Random(seed)
-        ratios = sorted(median(rng.choices(now, k=len(now))) / median(rng.choices(before, k=len(before)))
-                        for _ in range(resamples))
-        return quantile(ratios, 0.025), quantile(ratios, 0.975)
-    rng = np.random.default_rng(seed)
-    a, b = np.asarray(now), np.asarray(before)
-    ratios = []
-    for start in range(0, resamples, 250):  # in chunks: runs can hold thousands of samples
-        k = min(250, resamples - start)
-        medians_now = np.median(rng.choice(a, (k, a.size)), axis=1)
-        ratios.append(medians_now / np.median(rng.choice(b, (k, b.size)), axis=1))
-    ratios = np.concatenate(ratios)
-    return float(np.quantile(ratios, 0.025)), float(np.quantile(ratios, 0.975))
-
-
-def samples_of(t):
-    s = (t.get("samples") or {}).get("optimized") or []
-    return [x for x in (finite(v) for v in s) if x is not None]
-
-
-def plot_baseline(plt, out, baseline, cases, threshold):
-    before = {}
-    for c in baseline:
-        before.setdefault(match_key(c), c)
+def plot_comparison(plt, out, comparison):
+    threshold = finite(comparison["threshold"])
     rows = []
-    for c in cases:
-        b = before.get(match_key(c))
-        if b is None or not b["timing"] or not c["timing"]:
-            continue
-        old, new = side_stats(b, "optimized"), side_stats(c, "optimized")
-        if not old or not new:
-            continue
-        ratio = new[0] / old[0]
-        s_old, s_new = samples_of(b["timing"]), samples_of(c["timing"])
-        low, high = ratio_interval(s_new, s_old) if s_old and s_new else (ratio, ratio)
-        color = ("tab:red" if low > 1 + threshold else "tab:green" if high < 1 / (1 + threshold) else "tab:gray")
-        rows.append((label(c), ratio, low, high, color))
+    for c in comparison["cases"]:
+        ratio = finite(c.get("ratio"))
+        if ratio is None:
+            continue  # not timed in both runs
+        ci = c.get("ratio_interval") or {}
+        low, high = finite(ci.get("low")), finite(ci.get("high"))
+        rows.append((c["label"], ratio, ratio if low is None else low, ratio if high is None else high,
+                     VERDICT_COLOR.get(c.get("verdict"), "tab:gray")))
     if not rows:
         return None
     fig = interval_chart(plt, rows, "current / baseline median time of the optimized kernel (above 1: slower)",
@@ -299,15 +265,12 @@ def main():
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("results", nargs="+", metavar="RESULTS.json", help="perf results (kbench-results/1)")
     p.add_argument("--out", default=".", help="folder for the PNG files (default: the current one)")
-    p.add_argument("--baseline", metavar="OLD.json", help="an earlier run: also plot baseline.png")
-    p.add_argument("--threshold", type=float, default=0.05,
-                   help="relative change that counts, for baseline.png (default 0.05)")
+    p.add_argument("--comparison", metavar="COMPARISON.json",
+                   help="a comparison with a baseline (kbench-compare --json): also plot baseline.png")
     args = p.parse_args()
-    if not (args.threshold >= 0 and math.isfinite(args.threshold)):
-        p.error("--threshold must be 0 or more")
     try:
         cases = [c for path in args.results for c in load(path)]
-        baseline = load(args.baseline) if args.baseline else None
+        comparison = load_comparison(args.comparison) if args.comparison else None
         os.makedirs(args.out, exist_ok=True)
     except (BadInput, OSError) as e:
         print(f"kbench-plot: {e}", file=sys.stderr)
@@ -324,8 +287,8 @@ def main():
         for name, dim, points in sweeps(cases):
             written += [plot_time(plt, args.out, name, dim, points), plot_bandwidth(plt, args.out, name, dim, points)]
         written.append(plot_speedups(plt, args.out, cases))
-        if baseline is not None:
-            written.append(plot_baseline(plt, args.out, baseline, cases, args.threshold))
+        if comparison is not None:
+            written.append(plot_comparison(plt, args.out, comparison))
     except BadInput as e:
         print(f"kbench-plot: {e}", file=sys.stderr)
         return 2

@@ -19,7 +19,7 @@ template <class Declare>
 void declare(Declare&& body, kbench::shape s = {{"n", 64}}) {
   kbench::kernel_case c("hostile", std::move(s));
   body(c);
-  c.validate();
+  kbench::detail::declared(c).validate();
 }
 
 }  // namespace
@@ -89,7 +89,7 @@ TEST_CASE("cases that span devices: counts, per-device buffers and launches", "[
   // A complete one: a buffer per device, named by its device, and launches of one stream per device.
   kbench::kernel_case c("spanning", {});
   CHECK(c.devices(4) == 4);
-  CHECK(c.device_count() == 4);
+  CHECK(kbench::detail::declared(c).device_count() == 4);
   auto x = c.input_on_each<float>("x", {8});
   auto y = c.output_on_each<float>("y", {8});
   CHECK(x.count() == 4);
@@ -98,9 +98,9 @@ TEST_CASE("cases that span devices: counts, per-device buffers and launches", "[
   CHECK_THROWS_WITH((void)y[4], contains("device 4 asked for, but the buffer has 4"));
   c.reference(each);
   c.optimized(each);
-  CHECK_NOTHROW(c.validate());
-  CHECK(c.declared_buffers()[5].device == 1);  // y[device 1]
-  CHECK(kbench::kernel_case("plain", {}).device_count() == 1);
+  CHECK_NOTHROW(kbench::detail::declared(c).validate());
+  CHECK(kbench::detail::declared(c).declared_buffers()[5].device == 1);  // y[device 1]
+  CHECK(kbench::detail::declared(kbench::kernel_case("plain", {})).device_count() == 1);
 
   CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.devices(0); }), contains("devices() needs a count from 1 to 64, got 0"));
   CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.devices(65); }), contains("got 65"));

@@ -14,6 +14,8 @@ import re
 import sys
 import tempfile
 
+from kbench_headers import headers
+
 LAYERS = ["detail", "contract", "results", "decisions", "engines", "procedure", "program", "entry"]
 ENTRY_POINTS = {"version.hpp": "detail", "compare.hpp": "contract", "procedure.hpp": "procedure", "main.hpp": "entry"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
@@ -30,28 +32,22 @@ def layer_of(path):
 def upward_includes(root):
     """(header, included header, why) for every include that is not allowed."""
     found = []
-    for directory, _, files in os.walk(root):
-        for name in sorted(files):
-            if not name.endswith(".hpp"):
+    for path, text in headers(root):
+        mine = layer_of(path)
+        if mine is None:
+            found.append((path, "-", "not in any layer: put it in one of " + ", ".join(LAYERS[:-1])))
+            continue
+        for bracket, target in INCLUDE.findall(text):
+            if bracket == "<":
+                if target.startswith("kbench/"):
+                    found.append((path, target, 'kbench headers include each other with "", relative'))
                 continue
-            path = os.path.relpath(os.path.join(directory, name), root).replace(os.sep, "/")
-            mine = layer_of(path)
-            if mine is None:
-                found.append((path, "-", "not in any layer: put it in one of " + ", ".join(LAYERS[:-1])))
-                continue
-            with open(os.path.join(directory, name), encoding="utf-8") as f:
-                text = f.read()
-            for bracket, target in INCLUDE.findall(text):
-                if bracket == "<":
-                    if target.startswith("kbench/"):
-                        found.append((path, target, 'kbench headers include each other with "", relative'))
-                    continue
-                included = os.path.normpath(os.path.join(os.path.dirname(path), target)).replace(os.sep, "/")
-                theirs = layer_of(included)
-                if theirs is None:
-                    found.append((path, included, "not in any layer"))
-                elif LAYERS.index(theirs) > LAYERS.index(mine):
-                    found.append((path, included, f"{mine} includes {theirs}, a higher layer"))
+            included = os.path.normpath(os.path.join(os.path.dirname(path), target)).replace(os.sep, "/")
+            theirs = layer_of(included)
+            if theirs is None:
+                found.append((path, included, "not in any layer"))
+            elif LAYERS.index(theirs) > LAYERS.index(mine):
+                found.append((path, included, f"{mine} includes {theirs}, a higher layer"))
     return found
 
 
@@ -84,7 +80,7 @@ def main():
         print(f"{header}: includes {included}: {why}")
     if found:
         return 1
-    count = sum(len([n for n in files if n.endswith(".hpp")]) for _, _, files in os.walk(root))
+    count = sum(1 for _ in headers(root))
     print(f"layers: {count} headers, every include within its layer or downward ({' < '.join(LAYERS)})")
     return 0
 

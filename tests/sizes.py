@@ -16,6 +16,8 @@ import re
 import sys
 import tempfile
 
+from kbench_headers import headers
+
 LIMITS = {"header": 400, "class": 250, "function": 80}
 CONTROL = re.compile(r"\b(if|for|while|switch|catch|do|else|try)\s*(\(|$)")
 CLASS = re.compile(r"(^|[\s>])(class|struct|union)\s+(\w+)[^()]*$")
@@ -89,20 +91,13 @@ def blocks(text):
 
 def excesses(root):
     found = []
-    for directory, _, files in os.walk(root):
-        for f in sorted(files):
-            if not f.endswith(".hpp"):
-                continue
-            path = os.path.join(directory, f)
-            rel = os.path.relpath(path, root)
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-            lines = text.count("\n")
-            if lines > LIMITS["header"]:
-                found.append((rel, "header", rel, lines))
-            for kind, name, first, last in blocks(text):
-                if last - first + 1 > LIMITS[kind]:
-                    found.append((f"{rel}:{first}", kind, name, last - first + 1))
+    for rel, text in headers(root):
+        lines = text.count("\n")
+        if lines > LIMITS["header"]:
+            found.append((rel, "header", rel, lines))
+        for kind, name, first, last in blocks(text):
+            if last - first + 1 > LIMITS[kind]:
+                found.append((f"{rel}:{first}", kind, name, last - first + 1))
     return found
 
 
@@ -128,12 +123,9 @@ def main():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "include", "kbench")
     if args[:1] == ["--list"]:
         rows = []
-        for directory, _, files in os.walk(root):
-            for f in files:
-                if f.endswith(".hpp"):
-                    with open(os.path.join(directory, f), encoding="utf-8") as handle:
-                        for kind, name, first, last in blocks(handle.read()):
-                            rows.append((last - first + 1, kind, name, f"{os.path.relpath(directory, root)}/{f}:{first}"))
+        for rel, text in headers(root):
+            for kind, name, first, last in blocks(text):
+                rows.append((last - first + 1, kind, name, f"{rel}:{first}"))
         for row in sorted(rows, reverse=True)[: int(args[1]) if len(args) > 1 else 20]:
             print(*row)
         return 0

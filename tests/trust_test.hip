@@ -54,11 +54,11 @@ kbench::perf_outcome time(kbench::case_function f, const kbench::shape& s, const
   return kbench::measure_case(registration(f), s, kbench::parse_options(6, argv), 0x7158);
 }
 
-// Every finding of a perf outcome, failing or not, with its kind.
+// Every finding of the timing and the census of a perf outcome, failing or not, with its kind.
 std::string findings_of(const kbench::perf_outcome& o) {
   std::string all = o.failure() + "\n";
-  if (o.timing) {
-    for (const kbench::finding& f : o.timing->findings) all += "[" + std::string(kbench::to_string(f.kind)) + "] " + f.text + "\n";
+  for (const kbench::sourced_finding& f : o.findings()) {
+    if (f.source != kbench::finding_source::check) all += "[" + std::string(kbench::to_string(f.kind)) + "] " + f.text + "\n";
   }
   return all;
 }

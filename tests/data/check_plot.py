@@ -1,22 +1,29 @@
-"""Runs scripts/kbench-plot.py on the results shipped here and checks that it wrote the PNG files it must,
+"""Runs scripts/kbench-plot.py on the results shipped here, with the comparison kbench-compare writes of
+them (the plot draws its intervals, computing none), and checks that it wrote the PNG files it must,
 non-empty, and printed their paths; the single-shape case gets no sweep plots. Exit 77 (skipped) when this
 python cannot import matplotlib.
 
-    python3 check_plot.py PLOT_SCRIPT DATA_DIR OUT_DIR
+    python3 check_plot.py PLOT_SCRIPT DATA_DIR OUT_DIR KBENCH_COMPARE
 """
 import os
 import shutil
 import subprocess
 import sys
 
-script, data, out = sys.argv[1:4]
+script, data, out, compare = sys.argv[1:5]
 try:
     import matplotlib  # noqa: F401
 except ImportError:
     print(f"kbench: skipped: {sys.executable} cannot import matplotlib (apt-get install python3-matplotlib)")
     sys.exit(77)
 shutil.rmtree(out, ignore_errors=True)
-run = subprocess.run([sys.executable, script, "--out", out, "--baseline", os.path.join(data, "results.json"),
+os.makedirs(out)
+comparison = os.path.join(out, "comparison.json")
+compared = subprocess.run([compare, os.path.join(data, "results.json"), os.path.join(data, "results-slower.json"),
+                           "--json", comparison], capture_output=True, text=True)
+if compared.returncode != 1:  # the slower run regresses
+    sys.exit(f"kbench-compare exited with {compared.returncode}: {compared.stdout}{compared.stderr}")
+run = subprocess.run([sys.executable, script, "--out", out, "--comparison", comparison,
                       os.path.join(data, "results-slower.json")], capture_output=True, text=True)
 print(run.stdout + run.stderr)
 if run.returncode != 0:
@@ -32,6 +39,11 @@ bad = subprocess.run([sys.executable, script, "--out", out, os.path.join(data, "
                      capture_output=True, text=True)
 if bad.returncode != 2 or "no-such-file.json: cannot be read" not in bad.stderr:
     problems.append(f"a missing input gave exit {bad.returncode} and {bad.stderr!r}")
+# A results document where the comparison belongs is refused, saying how to make one.
+wrong = subprocess.run([sys.executable, script, "--out", out, "--comparison", os.path.join(data, "results.json"),
+                        os.path.join(data, "results.json")], capture_output=True, text=True)
+if wrong.returncode != 2 or "kbench-compare OLD.json NEW.json --json" not in wrong.stderr:
+    problems.append(f"a results document as the comparison gave exit {wrong.returncode} and {wrong.stderr!r}")
 if problems:
     sys.exit("\n".join(problems))
 print("ok: " + ", ".join(expected))

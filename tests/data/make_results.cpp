@@ -66,6 +66,7 @@ kbench::timing_result timing(double optimized_seconds, double reference_seconds,
   t.launch_wall = t.single_launch + 6e-6;
   if (batch) t.reference_graph_operations = t.optimized_graph_operations = 100;
   t.work.bytes = bytes;
+  t.throughput = kbench::throughput_of(t.work, t.optimized.median, t.reference->median, copy_bytes_per_second);
   return t;
 }
 

@@ -43,6 +43,7 @@ kbench::run_record sample_run() {
   t.speedup_interval = {1.8, 2.0};
   t.verdict = kbench::speedup_verdict::faster;
   t.work.bytes = 2e8;
+  t.throughput = kbench::throughput_of(t.work, t.optimized.median, t.reference->median, 4e12);
   t.findings.push_back({kbench::finding_kind::unseen_work, "a flag"});
   c.timing = t;
   return run;
@@ -75,11 +76,15 @@ TEST_CASE("a run serialises every verdict, metric, tolerance and timing", "[json
   CHECK(timing["speedup"] == 1.9);
   CHECK(timing["throughput"]["fraction_of_copy_bandwidth"].get<double>() == Approx(2e8 / 1.1e-4 / 4e12));
   CHECK(timing["flags"].at(0) == "a flag");
+  CHECK(timing["findings"].at(0)["source"] == "timing");
+  CHECK(check["findings"].is_array());
 }
 
 TEST_CASE("numbers that are not finite become strings, absent values null", "[json]") {
   kbench::run_record run = sample_run();
   run.copy.reset();
+  kbench::timing_result& t = *run.cases.front().timing;
+  t.throughput = kbench::throughput_of(t.work, t.optimized.median, t.reference->median, 0.0);  // copy unknown
   run.cases.front().timing->speedup = std::numeric_limits<double>::quiet_NaN();
   run.cases.front().checks.front().outputs.front().result.max_rel_error = std::numeric_limits<double>::infinity();
   const auto doc = nlohmann::json::parse(kbench::to_json(run));

@@ -74,11 +74,12 @@ TEST_CASE("a timing report gives the method, both kernels, the speedup and every
   t.verdict = kbench::speedup_verdict::faster;
   t.latency = 129.7e-6;
   t.hot_latency = 120.5e-6;
-  t.stage_seconds = {{"first check", 0.05}, {"sampling", 0.025}};
   t.work.bytes = 536887296;
+  t.throughput = kbench::throughput_of(t.work, t.optimized.median, t.reference->median, 4.22e12);
   t.findings.push_back({kbench::finding_kind::unseen_work, "a flag"});
   t.findings.push_back({kbench::finding_kind::note, "a note"});
-  CHECK(kbench::format_timing("rmsnorm/rows=16384/cols=8192", t, 4.22e12) ==
+  const kbench::stage_times stages = {{"first check", 0.05}, {"sampling", 0.025}};
+  CHECK(kbench::format_timing("rmsnorm/rows=16384/cols=8192", t, stages) ==
         "rmsnorm/rows=16384/cols=8192\n"
         "  method     cold: a 256 MiB read evicts the caches before each launch\n"
         "  samples    one cold launch each\n"

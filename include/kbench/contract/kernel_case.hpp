@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "buffer_handle.hpp"
+#include "declared_case.hpp"
 #include "declaration.hpp"
 #include "devices.hpp"
 #include "distribution.hpp"
@@ -42,45 +43,29 @@
 
 namespace kbench {
 
-using launch_function = std::function<void(hipStream_t)>;
-// The launch of a case that spans several devices (kernel_case::devices): one stream per device.
-using device_launch_function = std::function<void(const device_streams&)>;
-using host_function = std::function<void()>;
-
 class kernel_case {
  public:
-  kernel_case(std::string name, kbench::shape s) : name_(std::move(name)), shape_(std::move(s)) {}
+  kernel_case(std::string name, kbench::shape s) : declared_{std::move(name), std::move(s)} {}
   kernel_case(const kernel_case&) = delete;
   kernel_case& operator=(const kernel_case&) = delete;
 
-  [[nodiscard]] const std::string& name() const { return name_; }
-  [[nodiscard]] const kbench::shape& shape() const { return shape_; }
+  [[nodiscard]] const std::string& name() const { return declared_.name; }
+  [[nodiscard]] const kbench::shape& shape() const { return declared_.shape; }
   [[nodiscard]] std::int64_t dim(std::string_view dimension) const {
-    const std::int64_t size = shape_[dimension];
-    asked_.emplace_back(dimension);
+    const std::int64_t size = declared_.shape[dimension];
+    declared_.asked.emplace_back(dimension);
     return size;
-  }
-  // The dimensions of the shape that the case function never asked for (a shape given at run time must
-  // have none: a typo would otherwise run the case at some other size).
-  [[nodiscard]] std::vector<std::string> unasked_dimensions() const {
-    std::vector<std::string> unasked;
-    for (const auto& d : shape_.dims()) {
-      bool asked = false;
-      for (const std::string& a : asked_) asked = asked || a == d.first;
-      if (!asked) unasked.push_back(d.first);
-    }
-    return unasked;
   }
 
   template <class T>
   [[nodiscard]] input_ref<T> input(std::string buffer_name, std::initializer_list<std::int64_t> extents,
                                    distribution init = detail::default_distribution<T>()) {
-    return input_ref<T>(&add_drawn(std::move(buffer_name), buffer_role::input, dtype_v<T>, extents, init));
+    return input_ref<T>(&declared_.add_drawn(std::move(buffer_name), buffer_role::input, dtype_v<T>, extents, init));
   }
 
   template <class T>
   [[nodiscard]] output_ref<T> output(std::string buffer_name, std::initializer_list<std::int64_t> extents) {
-    return output_ref<T>(&add_slot(std::move(buffer_name), buffer_role::output, dtype_v<T>, extents));
+    return output_ref<T>(&declared_.add_buffer(std::move(buffer_name), buffer_role::output, dtype_v<T>, extents));
   }
 
   // A buffer the kernels update in place: drawn like an input, compared like an output. Every run
@@ -88,7 +73,7 @@ class kernel_case {
   template <class T>
   [[nodiscard]] output_ref<T> inout(std::string buffer_name, std::initializer_list<std::int64_t> extents,
                                     distribution init = detail::default_distribution<T>()) {
-    return output_ref<T>(&add_drawn(std::move(buffer_name), buffer_role::inout, dtype_v<T>, extents, init));
+    return output_ref<T>(&declared_.add_drawn(std::move(buffer_name), buffer_role::inout, dtype_v<T>, extents, init));
   }
 
   // ---- several devices ----------------------------------------------------------------------------
@@ -97,16 +82,13 @@ class kernel_case {
   // handle per device. A machine that shows fewer GPUs skips the case, saying so. Returns `count`.
   int devices(int count) {
     if (count < 1 || count > 64) fail("devices() needs a count from 1 to 64, got " + std::to_string(count));
-    if (devices_ != 0) fail("sets devices() twice");
-    devices_ = count;
+    if (declared_.devices != 0) fail("sets devices() twice");
+    declared_.devices = count;
     return count;
   }
-  [[nodiscard]] int device_count() const { return devices_ == 0 ? 1 : devices_; }
   // The optimized (or reference) launch reads or writes other GPUs' memory: without peer access between
   // every pair of the case's distinct GPUs, the case is skipped, saying which pair.
-  void requires_peer_access(bool yes = true) { requires_peer_access_ = yes; }
-  [[nodiscard]] bool needs_peer_access() const { return requires_peer_access_; }
-  [[nodiscard]] bool spans_devices() const { return devices_ != 0; }
+  void requires_peer_access(bool yes = true) { declared_.requires_peer_access = yes; }
 
   // An input on every device, each drawn from the seed on its own random stream: "x[device d]".
   template <class T>
@@ -150,28 +132,28 @@ class kernel_case {
 
   // The reference is either a device launch (an older kernel) or a host function computing in double.
   void reference(launch_function launch) {
-    set_once(device_reference_, std::move(launch), "reference");
-    once_per_side(device_reference_on_each_, "reference");
+    set_once(declared_.device_reference, std::move(launch), "reference");
+    once_per_side(declared_.device_reference_on_each, "reference");
   }
-  void host_reference(host_function compute) { set_once(host_reference_, std::move(compute), "host_reference"); }
+  void host_reference(host_function compute) { set_once(declared_.host_reference, std::move(compute), "host_reference"); }
   void optimized(launch_function launch) {
-    set_once(optimized_, std::move(launch), "optimized");
-    once_per_side(optimized_on_each_, "optimized");
+    set_once(declared_.optimized, std::move(launch), "optimized");
+    once_per_side(declared_.optimized_on_each, "optimized");
   }
   // The launches of a case that spans devices: one stream per device.
   void reference(device_launch_function launch) {
-    set_once(device_reference_on_each_, std::move(launch), "reference");
-    once_per_side(device_reference_, "reference");
+    set_once(declared_.device_reference_on_each, std::move(launch), "reference");
+    once_per_side(declared_.device_reference, "reference");
   }
   void optimized(device_launch_function launch) {
-    set_once(optimized_on_each_, std::move(launch), "optimized");
-    once_per_side(optimized_, "optimized");
+    set_once(declared_.optimized_on_each, std::move(launch), "optimized");
+    once_per_side(declared_.optimized, "optimized");
   }
 
   // The tolerance of every output that has none of its own; without one, the dtype's default applies.
   template <class Policy, class = std::enable_if_t<tol::is_policy_v<Policy>>>
   void tolerance(const Policy& policy) {
-    case_tolerance_ = make_tolerance(policy);
+    declared_.case_tolerance = make_tolerance(policy);
   }
   template <class T, class Policy, class = std::enable_if_t<tol::is_policy_v<Policy>>>
   void tolerance(const output_ref<T>& out, const Policy& policy) {
@@ -181,13 +163,13 @@ class kernel_case {
   // Performance the case requires of the optimized kernel: its perf test fails when the whole 95%
   // interval falls short. And the largest speedup over the reference that is plausible (default 10x;
   // above it the result is flagged as a likely cheat or broken reference, and fails).
-  void require_speedup(double at_least) { expectations_.required_speedup = checked_work(at_least, "require_speedup"); }
+  void require_speedup(double at_least) { declared_.expectations.required_speedup = checked_work(at_least, "require_speedup"); }
   void require_bandwidth(double fraction_of_copy) {
-    expectations_.required_bandwidth = checked_work(fraction_of_copy, "require_bandwidth");
+    declared_.expectations.required_bandwidth = checked_work(fraction_of_copy, "require_bandwidth");
   }
   void allow_speedup_up_to(double factor) {
     if (!(factor >= 1.0) || !std::isfinite(factor)) fail("allow_speedup_up_to() needs a finite factor >= 1");
-    expectations_.max_plausible_speedup = factor;
+    declared_.expectations.max_plausible_speedup = factor;
   }
 
   // A third party: the exact result, computed on the host in double (as host_reference() does). Against it,
@@ -196,9 +178,9 @@ class kernel_case {
   // plus 0.1% of the elements. This catches a loss of precision that the tolerance lets through (fp16
   // accumulation, say), while a correct reordering of a reduction passes. Checked with the first seed.
   void oracle(host_function compute, double max_ratio = 2.0) {
-    set_once(oracle_, std::move(compute), "oracle");
+    set_once(declared_.oracle, std::move(compute), "oracle");
     if (!(max_ratio >= 1.0) || !std::isfinite(max_ratio)) fail("oracle() needs a finite max_ratio >= 1");
-    oracle_ratio_ = max_ratio;
+    declared_.oracle_ratio = max_ratio;
   }
 
   // The alignment (in bytes) every buffer's address must have for the optimized kernel: the correctness
@@ -207,7 +189,7 @@ class kernel_case {
   // 4-, 8- and 16-byte vector accesses, and checks its outputs against the reference.
   void requires_alignment(std::size_t bytes) {
     if (bytes == 0 || (bytes & (bytes - 1)) != 0 || bytes > 256) fail("requires_alignment() needs a power of two up to 256");
-    required_alignment_ = bytes;
+    declared_.requires_alignment = bytes;
   }
 
   // What the census of one optimized launch must show (checked by the perf test, and `<program> census`):
@@ -215,134 +197,39 @@ class kernel_case {
   // and each one's theoretical occupancy (a fraction of the waves a compute unit holds) at least.
   void expect_kernels(int count) {
     if (count < 0) fail("expect_kernels() needs a count >= 0");
-    census_.kernels = count;
+    declared_.census.kernels = count;
   }
   void expect_registers_at_most(int registers) {
     if (registers <= 0) fail("expect_registers_at_most() needs a count > 0");
-    census_.max_registers = registers;
+    declared_.census.max_registers = registers;
   }
   void expect_occupancy_at_least(double fraction) {
     if (!(fraction > 0.0 && fraction <= 1.0)) fail("expect_occupancy_at_least() needs a fraction in (0, 1]");
-    census_.min_occupancy = fraction;
+    declared_.census.min_occupancy = fraction;
   }
 
   // The optimized kernel gives the same bits on every run with the same inputs: a run that differs fails
   // (without it, a difference is a note: atomics may reorder a float reduction).
-  void deterministic(bool yes = true) { deterministic_ = yes; }
+  void deterministic(bool yes = true) { declared_.deterministic = yes; }
 
-  void bytes_moved(double bytes) { work_.bytes = checked_work(bytes, "bytes_moved"); }
-  void flops(double count) { work_.flops = checked_work(count, "flops"); }
-  void tokens(double count) { work_.tokens = checked_work(count, "tokens"); }
+  void bytes_moved(double bytes) { declared_.work.bytes = checked_work(bytes, "bytes_moved"); }
+  void flops(double count) { declared_.work.flops = checked_work(count, "flops"); }
+  void tokens(double count) { declared_.work.tokens = checked_work(count, "tokens"); }
   // A case that spans devices: the bytes one launch moves between GPUs (over the links), all devices
   // together; the report gives their rate. bytes_moved() is then what one device moves.
-  void link_bytes(double bytes) { work_.link_bytes = checked_work(bytes, "link_bytes"); }
-
-  // For the runner.
-  [[nodiscard]] const std::vector<std::unique_ptr<detail::buffer_slot>>& buffers() const { return buffers_; }
-  // The buffers as plain data (what `<program> list` prints and --max-elements counts).
-  [[nodiscard]] std::vector<declared_buffer> declared_buffers() const {
-    std::vector<declared_buffer> out;
-    for (const auto& b : buffers_) {
-      out.push_back({b->name, b->role, b->type, b->extents, b->size, b->padded() ? b->pitch : 0, b->device_index});
-    }
-    return out;
-  }
-  [[nodiscard]] bool has_device_reference() const { return device_reference_ || device_reference_on_each_; }
-  [[nodiscard]] const host_function& host_reference_function() const { return host_reference_; }
-  // Runs the reference (device) or the optimized launch on `streams`, with device 0 current; a launch of
-  // one stream gets device 0's.
-  void run_launch(bool optimized_side, const device_streams& streams) const {
-    const launch_function& single = optimized_side ? optimized_ : device_reference_;
-    const device_launch_function& each = optimized_side ? optimized_on_each_ : device_reference_on_each_;
-    if (each) {
-      each(streams);
-    } else {
-      single(streams[0]);
-    }
-  }
-  [[nodiscard]] const work_model& work() const { return work_; }
-  [[nodiscard]] const perf_expectations& expectations() const { return expectations_; }
-  [[nodiscard]] const census_expectations& census_expected() const { return census_; }
-  [[nodiscard]] bool is_deterministic() const { return deterministic_; }
-  [[nodiscard]] const host_function& oracle_function() const { return oracle_; }
-  [[nodiscard]] double oracle_ratio() const { return oracle_ratio_; }
-  [[nodiscard]] std::size_t required_alignment() const { return required_alignment_; }
-  [[nodiscard]] kbench::tolerance tolerance_of(const detail::buffer_slot& out) const {
-    if (out.tol) return *out.tol;
-    if (case_tolerance_) return *case_tolerance_;
-    return default_tolerance(out.type);
-  }
-
-  // Throws usage_error unless the declaration is complete: outputs, one reference, an optimized launch.
-  void validate() const {
-    bool has_output = false;
-    for (const auto& b : buffers_) has_output = has_output || b->role != buffer_role::input;
-    if (!has_output) fail("declares no output: there is nothing to check");
-    if (!has_device_reference() && !host_reference_) fail("declares no reference: call reference() or host_reference()");
-    if (has_device_reference() && host_reference_) fail("declares both a device and a host reference: keep one");
-    if (!optimized_ && !optimized_on_each_) fail("declares no optimized launch: call optimized()");
-    if (oracle_ && host_reference_) {
-      fail("declares an oracle and a host reference: the host reference computes in double already; keep one");
-    }
-  }
+  void link_bytes(double bytes) { declared_.work.link_bytes = checked_work(bytes, "link_bytes"); }
 
  private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw usage_error("case '" + name_ + "' [" + shape_.to_string() + "] " + what);
-  }
+  friend const detail::declared_case& detail::declared(const kernel_case& c);
 
-  detail::buffer_slot& add_slot(std::string buffer_name, buffer_role role, dtype type,
-                                std::initializer_list<std::int64_t> extents) {
-    for (const auto& b : buffers_) {
-      if (b->name == buffer_name) fail("declares buffer '" + buffer_name + "' twice");
-    }
-    if (extents.size() == 0) fail("buffer '" + buffer_name + "' has no extents");
-    auto slot = std::make_unique<detail::buffer_slot>();
-    std::size_t size = 1;
-    for (std::int64_t e : extents) {
-      if (e <= 0) {
-        fail("buffer '" + buffer_name + "' has extent " + std::to_string(e) +
-             ": every extent must be > 0 (an empty buffer tests nothing)");
-      }
-      if (size > std::numeric_limits<std::size_t>::max() / info(type).size / static_cast<std::size_t>(e)) {
-        fail("buffer '" + buffer_name + "' is too large to address");
-      }
-      size *= static_cast<std::size_t>(e);
-      slot->extents.push_back(static_cast<std::size_t>(e));
-    }
-    slot->name = std::move(buffer_name);
-    slot->role = role;
-    slot->type = type;
-    slot->size = size;
-    buffers_.push_back(std::move(slot));
-    return *buffers_.back();
-  }
-
-  // A buffer whose values kbench draws (an input, or an in-place buffer).
-  detail::buffer_slot& add_drawn(std::string buffer_name, buffer_role role, dtype type,
-                                 std::initializer_list<std::int64_t> extents, const distribution& init) {
-    detail::buffer_slot& slot = add_slot(std::move(buffer_name), role, type, extents);
-    check_range(slot, init);
-    slot.init = init;
-    return slot;
-  }
-
-  void check_range(const detail::buffer_slot& slot, const distribution& init) const {
-    if (init.shape != distribution::kind::uniform) return;
-    const double largest = slot.type == dtype::f16      ? 65504.0
-                           : slot.type == dtype::f8e4m3 ? 448.0
-                                                        : std::numeric_limits<double>::max();
-    if (std::fabs(init.a) > largest || std::fabs(init.b) > largest) {
-      fail("input '" + slot.name + "': " + init.describe() + " exceeds the range of " + std::string(info(slot.type).name));
-    }
-  }
+  [[noreturn]] void fail(const std::string& what) const { declared_.fail(what); }
 
   // A buffer per device, "name[device d]", each on its logical device.
   template <class Ref, class Declare>
   per_device<Ref> on_each(const std::string& buffer_name, Declare&& declare) {
-    if (!spans_devices()) fail("buffer '" + buffer_name + "' is declared on each device, but the case declares no devices(n)");
+    if (declared_.devices == 0) fail("buffer '" + buffer_name + "' is declared on each device, but the case declares no devices(n)");
     std::vector<Ref> refs;
-    for (int d = 0; d < devices_; ++d) {
+    for (int d = 0; d < declared_.devices; ++d) {
       Ref ref = declare(buffer_name + "[device " + std::to_string(d) + "]");
       ref.slot()->device_index = d;
       refs.push_back(ref);
@@ -368,25 +255,11 @@ class kernel_case {
     return value;
   }
 
-  std::string name_;
-  kbench::shape shape_;
-  std::vector<std::unique_ptr<detail::buffer_slot>> buffers_;
-  launch_function device_reference_;
-  host_function host_reference_;
-  launch_function optimized_;
-  device_launch_function device_reference_on_each_;
-  device_launch_function optimized_on_each_;
-  int devices_ = 0;  // devices(): 0 when the case never said (one device)
-  bool requires_peer_access_ = false;
-  std::optional<kbench::tolerance> case_tolerance_;
-  work_model work_;
-  perf_expectations expectations_;
-  census_expectations census_;
-  bool deterministic_ = false;
-  host_function oracle_;
-  double oracle_ratio_ = 2.0;
-  std::size_t required_alignment_ = 1;
-  mutable std::vector<std::string> asked_;  // dim() calls, for unasked_dimensions()
+  detail::declared_case declared_;
 };
+
+namespace detail {
+inline const declared_case& declared(const kernel_case& c) { return c.declared_; }
+}  // namespace detail
 
 }  // namespace kbench

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "../results/report.hpp"
 #include "../results/results.hpp"
 #include "../results/statistics.hpp"
+#include "../results/throughput.hpp"
 
 namespace kbench {
 
@@ -93,11 +95,11 @@ inline void judge_plausibility(timing_result& t, const judging_context& c) {
   }
   const double copy = c.copy.bytes_per_second;
   if (t.work.bytes > 0 && copy > 0) {
-    const double rate = t.work.bytes / median;
+    const double rate = t.throughput.optimized.bytes_per_second;
     const double fastest = std::max(copy, c.copy.read_bytes_per_second);
     if (rate > 1.05 * fastest) {
       const std::string what = fmt::format("{} is above the device's measured bandwidth ({} copying, {} reading)",
-                                           format_rate(t.work.bytes, median, "B"), format_rate(copy, 1.0, "B"),
+                                           format_rate(rate, 1.0, "B"), format_rate(copy, 1.0, "B"),
                                            format_rate(c.copy.read_bytes_per_second, 1.0, "B"));
       if (t.work.bytes > 2.0 * c.l2_bytes && t.mode == timing_mode::cold) {
         add(t, finding_kind::implausible,
@@ -112,7 +114,8 @@ inline void judge_plausibility(timing_result& t, const judging_context& c) {
       const double best = t.work.bytes / (median * (1.0 - t.optimized_precision)) / copy;
       if (best < want.required_bandwidth) {
         add(t, finding_kind::requirement_missed,
-            fmt::format("bandwidth {:.1f}% of copy is short of the required {:.1f}%", 100 * rate / copy,
+            fmt::format("bandwidth {:.1f}% of copy is short of the required {:.1f}%",
+                        100 * *t.throughput.optimized.fraction_of_copy,
                         100 * want.required_bandwidth));
       }
     }
@@ -142,9 +145,13 @@ inline void judge_method(timing_result& t) {
 
 }  // namespace detail
 
-// Adds every finding the measured facts of `t` support (after those the timing run itself made: the audit
-// of the last sample), and the speedup's verdict.
+// Computes the throughput of `t` against the copy bandwidth (once: every report reads it), then adds every
+// finding the measured facts of `t` support (after those the timing run itself made: the audit of the last
+// sample), and the speedup's verdict.
 inline void judge_timing(timing_result& t, const judging_context& c) {
+  t.throughput = throughput_of(t.work, t.optimized.median,
+                               t.reference ? std::optional<double>(t.reference->median) : std::nullopt,
+                               c.copy.bytes_per_second);
   if (t.reference) t.verdict = judge_speedup(t.speedup_interval);
   detail::judge_unseen_work(t, c);
   detail::judge_memoization(t);

@@ -98,15 +98,9 @@ inline const gpu_info& gpu(int device) {
   device_allocation source(bytes), destination(bytes);
   KBENCH_HIP_CHECK(hipMemset(source.data(), 0x3C, bytes));
   kbench::stream s;
-  event start, stop;
-  std::vector<double> seconds;
-  for (int i = 0; i < 25; ++i) {
-    start.record(s.get());
+  const std::vector<double> seconds = event_pair_samples(s.get(), 25, 5, [] {}, [&] {
     KBENCH_HIP_CHECK(hipMemcpyAsync(destination.data(), source.data(), bytes, hipMemcpyDeviceToDevice, s.get()));
-    stop.record(s.get());
-    stop.synchronize();
-    if (i >= 5) seconds.push_back(stop.seconds_since(start));
-  }
+  });
   copy_bandwidth c;
   c.buffer_bytes = bytes;
   c.seconds = summarize(seconds);
@@ -115,17 +109,12 @@ inline const gpu_info& gpu(int device) {
   int multiprocessors = 0, device = 0;
   KBENCH_HIP_CHECK(hipGetDevice(&device));
   KBENCH_HIP_CHECK(hipDeviceGetAttribute(&multiprocessors, hipDeviceAttributeMultiprocessorCount, device));
-  std::vector<double> reads;
   auto* words = static_cast<const uint4*>(source.data());
-  for (int i = 0; i < 25; ++i) {
-    start.record(s.get());
+  const std::vector<double> reads = event_pair_samples(s.get(), 25, 5, [] {}, [&] {
     hipLaunchKernelGGL(detail::flush_kernel<>, dim3(static_cast<unsigned int>(8 * multiprocessors)), dim3(256), 0, s.get(),
                        words, bytes / 16 - 1, static_cast<unsigned int*>(destination.data()));
     KBENCH_HIP_CHECK_LAUNCH();
-    stop.record(s.get());
-    stop.synchronize();
-    if (i >= 5) reads.push_back(stop.seconds_since(start));
-  }
+  });
   c.read_bytes_per_second = static_cast<double>(bytes - 16) / summarize(reads).median;
   return c;
 }

@@ -58,7 +58,8 @@ __global__ void flush_kernel(const uint4* data, std::size_t count, unsigned int*
 // stream.
 class cache_flush {
  public:
-  cache_flush(std::size_t bytes, int multiprocessors) : memory_(bytes / 16 * 16 + 16), blocks_(4 * multiprocessors) {
+  cache_flush(std::size_t bytes, int multiprocessors)
+      : requested_(bytes), memory_(bytes / 16 * 16 + 16), blocks_(4 * multiprocessors) {
     KBENCH_HIP_CHECK(hipMemset(memory_.data(), 0x5B, memory_.bytes()));
   }
   void enqueue(hipStream_t s) const {
@@ -73,8 +74,11 @@ class cache_flush {
     }
   }
   [[nodiscard]] std::size_t bytes() const { return memory_.bytes(); }
+  // The size it was made for (bytes() adds the sink): a flush of the same size is made from this.
+  [[nodiscard]] std::size_t requested_bytes() const { return requested_; }
 
  private:
+  std::size_t requested_;
   device_allocation memory_;
   int blocks_;
 };
@@ -84,16 +88,11 @@ class cache_flush {
 class spinner {
  public:
   explicit spinner(hipStream_t s) {
-    event start, stop;
     constexpr long long probe_cycles = 1 << 20;
-    for (int i = 0; i < 2; ++i) {  // the first launch loads the code
-      start.record(s);
+    const double seconds = event_pair_samples(s, 2, 1, [] {}, [&] {  // the first launch loads the code
       hipLaunchKernelGGL(detail::spin_kernel<>, dim3(1), dim3(1), 0, s, probe_cycles);
       KBENCH_HIP_CHECK_LAUNCH();
-      stop.record(s);
-      stop.synchronize();
-    }
-    const double seconds = stop.seconds_since(start);
+    }).front();
     cycles_per_second_ = seconds > 0 ? static_cast<double>(probe_cycles) / seconds : 1e9;
   }
   void enqueue(hipStream_t s, double seconds) const { enqueue_wide(s, seconds, 1, 1); }
@@ -174,17 +173,9 @@ double launch_wall_time(Prepare&& prepare, Launch&& launch) {
 [[nodiscard]] inline timer_floor measure_timer_floor() {
   stream s;
   const spinner spin(s.get());
-  event start, stop;
   auto median_of = [&](auto&& between, double divide) {
-    std::vector<double> samples;
-    for (int i = 0; i < 60; ++i) {
-      spin.enqueue(s.get(), 20e-6);
-      start.record(s.get());
-      between();
-      stop.record(s.get());
-      stop.synchronize();
-      if (i >= 10) samples.push_back(stop.seconds_since(start) / divide);
-    }
+    std::vector<double> samples = event_pair_samples(s.get(), 60, 10, [&] { spin.enqueue(s.get(), 20e-6); }, between);
+    for (double& seconds : samples) seconds /= divide;
     std::sort(samples.begin(), samples.end());
     return samples[samples.size() / 2];
   };

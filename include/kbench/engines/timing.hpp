@@ -1,7 +1,10 @@
-// kbench/engines/timing.hpp: RAII streams and events, and the event-pair measurement of one launch.
+// kbench/engines/timing.hpp: RAII streams and events, and the event-pair measurement: every device time
+// kbench takes (the timing run, the census, the timer floor, the copy bandwidth, the spinner's
+// calibration) is read between the two events of an event_pair, recorded here and nowhere else.
 #pragma once
 
 #include <utility>
+#include <vector>
 
 #include "../contract/hip_check.hpp"
 
@@ -42,5 +45,46 @@ class event {
  private:
   hipEvent_t handle_ = nullptr;
 };
+
+// Two events around the work one measurement times.
+class event_pair {
+ public:
+  // Records the start on `s`, enqueues `work` there, records the stop; waits for nothing.
+  template <class Work>
+  void record_around(hipStream_t s, Work&& work) {
+    start_.record(s);
+    work();
+    stop_.record(s);
+  }
+  // Waits until the stop has completed.
+  void wait() const { stop_.synchronize(); }
+  // Seconds from the start to the stop; both must have completed (wait()).
+  [[nodiscard]] double seconds() const { return stop_.seconds_since(start_); }
+  // The seconds of what `work` enqueues on `s`, waiting for it.
+  template <class Work>
+  [[nodiscard]] double time(hipStream_t s, Work&& work) {
+    record_around(s, std::forward<Work>(work));
+    wait();
+    return seconds();
+  }
+
+ private:
+  event start_;
+  event stop_;
+};
+
+// `count` event-pair times of what `work` enqueues on `s`, each behind what `before` enqueues there
+// (untimed), the first `discard` of them left out (they load code or warm the clocks).
+template <class Before, class Work>
+[[nodiscard]] std::vector<double> event_pair_samples(hipStream_t s, int count, int discard, Before&& before, Work&& work) {
+  event_pair events;
+  std::vector<double> seconds;
+  for (int i = 0; i < count; ++i) {
+    before();
+    const double taken = events.time(s, work);
+    if (i >= discard) seconds.push_back(taken);
+  }
+  return seconds;
+}
 
 }  // namespace kbench

@@ -30,7 +30,7 @@
 #include "../results/census.hpp"
 #include "../results/results.hpp"
 #include "../results/statistics.hpp"
-#include "case_memory.hpp"
+#include "case_buffers.hpp"
 
 namespace kbench {
 namespace detail {
@@ -69,17 +69,11 @@ struct census_plan {
 template <class Launch, class Prefix>
 double cold_launch_median(const cold_start& before, hipStream_t stream, double floor, int samples, Launch&& launch,
                           Prefix&& prefix) {
-  event start, stop;
-  std::vector<double> seconds;
-  for (int i = 0; i <= samples; ++i) {
+  auto untimed = [&] {
     before.enqueue(stream);
     prefix();
-    start.record(stream);
-    launch();
-    stop.record(stream);
-    stop.synchronize();
-    if (i > 0) seconds.push_back(stop.seconds_since(start));
-  }
+  };
+  const std::vector<double> seconds = event_pair_samples(stream, samples + 1, 1, untimed, launch);
   return std::max(summarize(seconds).median - floor, 0.0);
 }
 
@@ -233,49 +227,41 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
   (void)hipGetLastError();
 }
 
-// The census of one launch of `target`, on input set 0 of `memory`; times less `floor`.
-[[nodiscard]] inline census_side take_census(case_memory& memory, side target, const cold_start& before, double floor,
-                                             int samples) {
-  census_side out;
-  if (memory.devices().count() > 1) {
-    out.reason = fmt::format("the case spans {} devices: a graph of one launch would hold nodes of several, and the "
-                             "census lists the kernels of one device's launch",
-                             memory.devices().count());
-    return out;
-  }
-  const hipStream_t stream = memory.stream();
-  memory.prepare_outputs(target);
-  hipGraph_t captured = nullptr;
+// One launch of `target` on input set 0, captured from the case's stream into `graph`; empty, or why it
+// could not be.
+[[nodiscard]] inline std::string capture_launch(case_buffers& buffers, side target, hipGraph_t& graph) {
+  const hipStream_t stream = buffers.stream();
+  buffers.prepare_outputs(target);
   KBENCH_HIP_CHECK(hipStreamBeginCapture(stream, hipStreamCaptureModeThreadLocal));
   std::string failure;
   try {
-    memory.launch(target);
+    buffers.launch(target);
   } catch (const std::exception& e) {
     failure = e.what();
   }
-  const hipError_t ended = hipStreamEndCapture(stream, &captured);
+  const hipError_t ended = hipStreamEndCapture(stream, &graph);
   (void)hipGetLastError();
-  owned_graph graph(captured);
   if (failure.empty() && ended != hipSuccess) {
     failure = fmt::format("{} ({})", hipGetErrorName(ended), hipGetErrorString(ended));
   }
-  if (!failure.empty() || captured == nullptr) {
-    out.reason = "one launch could not be captured in a graph (a launch that synchronises, allocates or uses another "
-                 "stream cannot be): " + (failure.empty() ? std::string("no graph") : failure);
-    KBENCH_HIP_CHECK(hipDeviceSynchronize());
-    return out;
-  }
-  out.captured = true;
+  if (failure.empty() && graph == nullptr) failure = "no graph";
+  return failure;
+}
+
+// The nodes of a captured launch in launch order, each made replayable: the kernels (described in
+// `out`), and the copies and memsets, also gathered into one graph of their own.
+struct listed_nodes {
+  std::vector<node_replay> replays;
+  std::vector<std::size_t> kernel_at;  // the position in `replays` of each listed kernel
+  owned_graph copies;
+  bool copies_rebuilt = true;
+};
+
+inline void list_nodes(const owned_graph& graph, hipStream_t stream, census_side& out, listed_nodes& listed) {
   int device = 0;
   KBENCH_HIP_CHECK(hipGetDevice(&device));
   hipDeviceProp_t prop{};
   KBENCH_HIP_CHECK(hipGetDeviceProperties(&prop, device));
-
-  // List: every node in launch order, each made replayable; the copies and memsets also into one graph.
-  owned_graph copies;
-  bool copies_rebuilt = true;
-  std::vector<node_replay> replays;
-  std::vector<std::size_t> kernel_at;  // the position in `replays` of each listed kernel
   for (hipGraphNode_t node : graph.in_launch_order()) {
     hipGraphNodeType type{};
     KBENCH_HIP_CHECK(hipGraphNodeGetType(node, &type));
@@ -283,39 +269,43 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
       hipKernelNodeParams params{};
       KBENCH_HIP_CHECK(hipGraphKernelNodeGetParams(node, &params));
       describe_kernel(out.kernels.emplace_back(), params, prop, stream);
-      kernel_at.push_back(replays.size());
-      replays.push_back(node_replay::of_kernel(params));
+      listed.kernel_at.push_back(listed.replays.size());
+      listed.replays.push_back(node_replay::of_kernel(params));
     } else if (type == hipGraphNodeTypeMemcpy) {
       ++out.copies;
       hipMemcpy3DParms params{};
       hipGraphNode_t copy = nullptr;
       const bool read = hipGraphMemcpyNodeGetParams(node, &params) == hipSuccess;
-      copies_rebuilt =
-          copies_rebuilt && read && hipGraphAddMemcpyNode(&copy, copies.get(), nullptr, 0, &params) == hipSuccess;
-      replays.push_back(read ? node_replay::of_copy(params) : node_replay::none());
+      listed.copies_rebuilt = listed.copies_rebuilt && read &&
+                              hipGraphAddMemcpyNode(&copy, listed.copies.get(), nullptr, 0, &params) == hipSuccess;
+      listed.replays.push_back(read ? node_replay::of_copy(params) : node_replay::none());
     } else if (type == hipGraphNodeTypeMemset) {
       ++out.memsets;
       hipMemsetParams params{};
       hipGraphNode_t copy = nullptr;
       const bool read = hipGraphMemsetNodeGetParams(node, &params) == hipSuccess;
-      copies_rebuilt =
-          copies_rebuilt && read && hipGraphAddMemsetNode(&copy, copies.get(), nullptr, 0, &params) == hipSuccess;
-      replays.push_back(read ? node_replay::of_memset(params) : node_replay::none());
+      listed.copies_rebuilt = listed.copies_rebuilt && read &&
+                              hipGraphAddMemsetNode(&copy, listed.copies.get(), nullptr, 0, &params) == hipSuccess;
+      listed.replays.push_back(read ? node_replay::of_memset(params) : node_replay::none());
     } else if (type != hipGraphNodeTypeEmpty) {
       ++out.other;
-      replays.push_back(node_replay::none());
+      listed.replays.push_back(node_replay::none());
     }
     (void)hipGetLastError();
   }
+}
 
-  // Time: each kernel alone, then in its place (after the nodes before it, replayed untimed; the first
-  // node's place is alone), the copies together, the whole side as it launches itself.
+// Each kernel alone, then in its place (after the nodes before it, replayed untimed; the first node's
+// place is alone), and the copies together.
+inline void time_nodes(listed_nodes& listed, const cold_start& before, hipStream_t stream, double floor, int samples,
+                       census_side& out) {
+  const std::vector<node_replay>& replays = listed.replays;
   for (std::size_t i = 0; i < out.kernels.size(); ++i) {
-    const node_replay& mine = replays[kernel_at[i]];
+    const node_replay& mine = replays[listed.kernel_at[i]];
     if (!mine.replayable()) continue;
     census_kernel& k = out.kernels[i];
     k.median_seconds = cold_launch_median(before, stream, floor, samples, [&] { mine.enqueue(stream); });
-    const auto earlier = replays.begin() + static_cast<std::ptrdiff_t>(kernel_at[i]);
+    const auto earlier = replays.begin() + static_cast<std::ptrdiff_t>(listed.kernel_at[i]);
     if (earlier == replays.begin()) {
       k.in_side_seconds = k.median_seconds;
     } else if (std::all_of(replays.begin(), earlier, [](const node_replay& r) { return r.replayable(); })) {
@@ -324,11 +314,37 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
       });
     }
   }
-  if (out.copies + out.memsets > 0 && copies_rebuilt) {
-    out.copies_seconds = cold_launch_median(before, stream, floor, samples, [&] { copies.launch(stream); });
+  if (out.copies + out.memsets > 0 && listed.copies_rebuilt) {
+    out.copies_seconds = cold_launch_median(before, stream, floor, samples, [&] { listed.copies.launch(stream); });
   }
-  if (!replays.empty()) {
-    out.whole_seconds = cold_launch_median(before, stream, floor, samples, [&] { memory.launch(target); });
+}
+
+// The census of one launch of `target`, on input set 0 of `buffers`; times less `floor`.
+[[nodiscard]] inline census_side take_census(case_buffers& buffers, side target, const cold_start& before, double floor,
+                                             int samples) {
+  census_side out;
+  if (buffers.devices().count() > 1) {
+    out.reason = fmt::format("the case spans {} devices: a graph of one launch would hold nodes of several, and the "
+                             "census lists the kernels of one device's launch",
+                             buffers.devices().count());
+    return out;
+  }
+  const hipStream_t stream = buffers.stream();
+  hipGraph_t captured = nullptr;
+  const std::string failure = capture_launch(buffers, target, captured);
+  const owned_graph graph(captured);
+  if (!failure.empty()) {
+    out.reason = "one launch could not be captured in a graph (a launch that synchronises, allocates or uses another "
+                 "stream cannot be): " + failure;
+    KBENCH_HIP_CHECK(hipDeviceSynchronize());
+    return out;
+  }
+  out.captured = true;
+  listed_nodes listed;
+  list_nodes(graph, stream, out, listed);
+  time_nodes(listed, before, stream, floor, samples, out);
+  if (!listed.replays.empty()) {
+    out.whole_seconds = cold_launch_median(before, stream, floor, samples, [&] { buffers.launch(target); });
   }
   KBENCH_HIP_CHECK(hipDeviceSynchronize());
   return out;
@@ -337,21 +353,21 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
 // The census of both sides (the reference's only when it runs on the device), each side then launched
 // `plan.profiled` times, each launch inside a profiler range ("kbench census reference", "kbench census
 // optimized"), so that a profiler can list and time the same kernels, and give a median of its own.
-[[nodiscard]] inline case_census take_case_census(case_memory& memory, const gpu_info& g, std::size_t flush_bytes,
+[[nodiscard]] inline case_census take_case_census(case_buffers& buffers, const gpu_info& g, std::size_t flush_bytes,
                                                   double floor, census_plan plan) {
   const cache_flush caches(flush_bytes, std::max(g.multiprocessors, 1));
-  const spinner settle(memory.stream());
+  const spinner settle(buffers.stream());
   const cold_start before{caches, settle};
   case_census c;
   c.platform = g.platform;
   c.profiler_launches = plan.profiled;
   for (const side target : {side::reference, side::optimized}) {
-    if (target == side::reference && !memory.has_device_reference()) continue;
-    census_side taken = take_census(memory, target, before, floor, plan.samples);
+    if (target == side::reference && !buffers.has_device_reference()) continue;
+    census_side taken = take_census(buffers, target, before, floor, plan.samples);
     for (int i = 0; i < plan.profiled; ++i) {
-      memory.prepare_outputs(target);
+      buffers.prepare_outputs(target);
       const profiler_range range(target == side::optimized ? "kbench census optimized" : "kbench census reference");
-      memory.launch(target);
+      buffers.launch(target);
       KBENCH_HIP_CHECK(hipDeviceSynchronize());
     }
     if (target == side::optimized) {

@@ -10,22 +10,23 @@ namespace detail {
 
 std::vector<declared_buffer> declare_on_host(const case_registration& registration, const kbench::shape& s,
                                              bool every_dimension_used) {
-  kernel_case declared(registration.name(), s);
-  registration.function()(declared);
-  declared.validate();
+  kernel_case c(registration.name(), s);
+  registration.function()(c);
+  const declared_case& case_declared = declared(c);
+  case_declared.validate();
   if (every_dimension_used) {
-    for (const std::string& d : declared.unasked_dimensions()) {
+    for (const std::string& d : case_declared.unasked_dimensions()) {
       throw usage_error("case '" + registration.name() + "' never asks for dimension '" + d + "' of shape {" +
                         s.to_string() + "}");
     }
   }
-  return declared.declared_buffers();
+  return case_declared.declared_buffers();
 }
 
 int declared_device_count(const case_registration& registration, const kbench::shape& s) {
-  kernel_case declared(registration.name(), s);
-  registration.function()(declared);
-  return declared.device_count();
+  kernel_case c(registration.name(), s);
+  registration.function()(c);
+  return declared(c).device_count();
 }
 
 std::string gpu_compiler() {
@@ -64,7 +65,10 @@ case_run::~case_run() = default;
 
 case_census case_run::census(const run_options& options, const gpu_info& g) { return instance_->census(options, g); }
 
-seed_result case_run::check(std::uint64_t seed, bool probe_teeth) { return instance_->check(seed, probe_teeth); }
+// procedure.hpp's bool says whether this is a case's first seed (which also proves the test can fail).
+seed_result case_run::check(std::uint64_t seed, bool probe_teeth) {
+  return instance_->check(seed, probe_teeth ? correctness_checks::first_seed() : correctness_checks::later_seed());
+}
 
 perf_outcome case_run::perf(const run_options& options, const gpu_info& g, const std::vector<std::uint64_t>& seeds) {
   return run_perf_procedure(*instance_, options, g, seeds);
@@ -75,7 +79,7 @@ perf_outcome case_run::perf(const run_options& options, const gpu_info& g, const
 seed_result check_case(const case_registration& registration, const kbench::shape& s, std::uint64_t seed,
                        const run_options* options) {
   detail::case_instance instance(registration, s, options);
-  return instance.check(seed, true);
+  return instance.check(seed, detail::correctness_checks::first_seed());
 }
 
 perf_outcome measure_case(const case_registration& registration, const kbench::shape& s, const run_options& options,

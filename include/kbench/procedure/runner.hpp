@@ -1,6 +1,8 @@
-// kbench/procedure/runner.hpp: the procedure behind every verdict, for one registered case at one shape. The
-// stages live in detail/: the case's memory (case_memory.hpp), one correctness run (correctness_run.hpp,
-// with teeth.hpp), one timing run (timing_run.hpp); the judging of a timing is HIP-free (judge.hpp).
+// kbench/procedure/runner.hpp: the procedure behind every verdict, for one registered case at one shape. A
+// case_instance is the case at that shape: its declaration and the pieces of its memory, split by job
+// (case_buffers.hpp lists them); the stages it runs each hold the pieces they need: one correctness run
+// (correctness_run.hpp, with teeth.hpp), one timing run (timing_run.hpp), the census (census_run.hpp).
+// The judging of a timing is HIP-free (judge.hpp).
 //
 //   check(seed)  a correctness run: draw, run the optimized kernel then the reference, prove the test has
 //                teeth, compare every output.
@@ -24,30 +26,37 @@
 #include "../procedure.hpp"
 #include "../results/report.hpp"
 #include "../results/results.hpp"
-#include "case_memory.hpp"
+#include "case_buffers.hpp"
+#include "case_device_tools.hpp"
 #include "census_run.hpp"
 #include "correctness_run.hpp"
+#include "host_computation.hpp"
+#include "output_comparator.hpp"
 #include "timing_run.hpp"
 
 namespace kbench {
 namespace detail {
 
-// A registered case instantiated at one shape, with its device memory.
+// A registered case instantiated at one shape (the one type for it; case_run in procedure.hpp is its
+// HIP-free handle), with its device memory and the tools that work on it.
 class case_instance {
  public:
   // On the GPUs `options` give (null: device 0, then the others); skipped_case when there are too few.
   case_instance(const case_registration& registration, const kbench::shape& s, const run_options* options = nullptr)
-      : case_(registration.name(), s), memory_(declared(case_, registration), options) {}
+      : case_(registration.name(), s), buffers_(declare(case_, registration), options), comparator_(buffers_),
+        host_(buffers_), loads_(buffers_.devices()) {}
 
-  [[nodiscard]] const kernel_case& declaration() const { return case_; }
-  [[nodiscard]] const case_devices& devices() const { return memory_.devices(); }
+  [[nodiscard]] const declared_case& declaration() const { return detail::declared(case_); }
+  [[nodiscard]] const case_devices& devices() const { return buffers_.devices(); }
 
-  // One correctness run at `seed`. `probe_teeth` also proves that the tolerance can fail.
-  [[nodiscard]] seed_result check(std::uint64_t seed, bool probe_teeth) { return run_correctness(memory_, seed, probe_teeth); }
+  // One correctness run at `seed`, with the checks a seed in that place gets.
+  [[nodiscard]] seed_result check(std::uint64_t seed, correctness_checks checks) {
+    return correctness_run(buffers_, comparator_, host_, loads_).run(seed, checks);
+  }
 
   // One timing run; call it only right after a passing check(), whose inputs it times first.
   [[nodiscard]] timing_result measure(const run_options& o, const gpu_info& g, const device_ceilings& ceilings) {
-    return timing_run(memory_, o, g, ceilings).run();
+    return timing_run(buffers_, comparator_, host_, o, g, ceilings).run();
   }
 
   // The census of one launch of each side, on the inputs of the last check, judged against what the case
@@ -57,42 +66,46 @@ class case_instance {
     // profiled launches per side. A perf run, whose wall time the census only adds to, takes 12 and one.
     const census_plan plan = o.mode == run_mode::census ? census_plan{} : census_plan{12, 1};
     case_census c =
-        take_case_census(memory_, g, flush_bytes(o, g.l2_bytes), measured_ceilings().floor.events_only, plan);
-    c.findings = judge_census(c, case_.census_expected());
+        take_case_census(buffers_, g, flush_bytes(o, g.l2_bytes), measured_ceilings().floor.events_only, plan);
+    c.findings = judge_census(c, declaration().census);
     return c;
   }
 
  private:
-  static kernel_case& declared(kernel_case& c, const case_registration& registration) {
+  // The case function run on `c`, whose declaration must be complete.
+  static const declared_case& declare(kernel_case& c, const case_registration& registration) {
     registration.function()(c);
-    c.validate();
-    return c;
+    detail::declared(c).validate();
+    return detail::declared(c);
   }
 
   kernel_case case_;
-  case_memory memory_;
+  case_buffers buffers_;
+  output_comparator comparator_;
+  host_computation host_;
+  device_loads loads_;  // the shake's, kept: each device's spinner is calibrated once
 };
 
 // The perf procedure on an instance; `seeds` gives the seed of the first check, and of the second when
-// it holds two (otherwise the second is derived from the first).
+// it holds two (otherwise the second is derived from the first). Each step's result is kept as the step
+// returned it; the outcome adds only the host seconds of every step, in order.
 [[nodiscard]] inline perf_outcome run_perf_procedure(case_instance& instance, const run_options& options,
                                                      const gpu_info& g, const std::vector<std::uint64_t>& seeds) {
   const device_ceilings& ceilings = measured_ceilings();
   perf_outcome outcome;
-  const double first_check = host_seconds([&] { outcome.before = instance.check(seeds.front(), true); });
+  stage_times& stages = outcome.stage_seconds;
+  stages.push_back({"first check", host_seconds([&] {
+                      outcome.before = instance.check(seeds.front(), correctness_checks::first_seed());
+                    })});
   if (!outcome.before.passed()) return outcome;  // a wrong kernel is never timed
   outcome.timing = instance.measure(options, g, ceilings);
-  auto& stages = outcome.timing->stage_seconds;
-  stages.insert(stages.begin(), {"first check", first_check});
+  stages.insert(stages.end(), outcome.timing->stage_seconds.begin(), outcome.timing->stage_seconds.end());
   // What each side launches, and whether the optimized side is what the case expects.
-  stages.push_back({"census", host_seconds([&] {
-                      outcome.census = instance.census(options, g);
-                      for (const finding& f : outcome.census->findings) outcome.timing->findings.push_back(f);
-                    })});
+  stages.push_back({"census", host_seconds([&] { outcome.census = instance.census(options, g); })});
   // A kernel right only while warmed up, or only until its inputs change, fails now.
+  const std::uint64_t second_seed = seeds.size() > 1 ? seeds[1] : seeds.front() ^ 0x9E3779B97F4A7C15ull;
   stages.push_back({"second check", host_seconds([&] {
-                      outcome.after = instance.check(seeds.size() > 1 ? seeds[1] : seeds.front() ^ 0x9E3779B97F4A7C15ull,
-                                                     false);
+                      outcome.after = instance.check(second_seed, correctness_checks::later_seed());
                     })});
   return outcome;
 }

@@ -1,7 +1,7 @@
 // kbench/procedure/teeth.hpp: proof that a test can fail. A tolerance that accepts what a broken kernel
 // would leave (an unwritten output, an all-zero one, the reference perturbed well beyond tolerance and,
 // for an in-place buffer, the values as drawn) makes the test fail as broken. Probed on the GPU for
-// outputs compared there, on the host otherwise.
+// outputs compared there, on the host otherwise; the test holds the case's buffers and its comparator.
 #pragma once
 
 #include <algorithm>
@@ -15,7 +15,8 @@
 #include "../engines/comparison.hpp"
 #include "../engines/device_compare.hpp"
 #include "../engines/random.hpp"
-#include "case_memory.hpp"
+#include "case_buffers.hpp"
+#include "output_comparator.hpp"
 #include "device_work.hpp"
 
 namespace kbench {
@@ -117,54 +118,66 @@ inline host_array perturbed_probe(const host_array& expected, dtype out_type, st
   return probe;
 }
 
+// What a broken kernel would leave in output k that the tolerance accepts, in words: on the GPU for
+// outputs compared there.
+[[nodiscard]] inline std::vector<std::string> accepted_on_device(case_buffers& buffers, output_comparator& comparator,
+                                                                 std::size_t k, std::size_t allowed) {
+  const buffer_slot& slot = buffers.output_slot(k);
+  std::vector<std::string> accepted;
+  double norm = 0.0;
+  if (comparator.device_accepts(k, nullptr, poison_as<std::uint64_t>(slot.type))) {
+    accepted.push_back("an output the kernel never wrote");
+  }
+  if (comparator.device_accepts(k, nullptr, 0, &norm)) accepted.push_back("an all-zero output");
+  const device_allocation probe(slot.storage_bytes());
+  buffers.copy_output(side::reference, k, probe.data());
+  perturb_on_device(probe.data(), slot.type, slot.size, std::min(slot.size, allowed + 1),
+                    buffers.declaration().tolerance_of(slot), 2.0 * norm + 1.0, buffers.stream_of(slot));
+  if (comparator.device_accepts(k, probe.data(), 0)) accepted.push_back("the reference perturbed well beyond tolerance");
+  if (buffers.in_place(k) && comparator.device_accepts(k, buffers.start_values(k), 0)) {
+    accepted.push_back("the buffer as drawn, i.e. a kernel that did nothing");
+  }
+  return accepted;
+}
+
+// The same on the host, against the expected values there.
+[[nodiscard]] inline std::vector<std::string> accepted_on_host(case_buffers& buffers, output_comparator& comparator,
+                                                               std::size_t k, std::size_t allowed) {
+  const buffer_slot& slot = buffers.output_slot(k);
+  const tolerance tol = buffers.declaration().tolerance_of(slot);
+  const std::uint32_t word = poison_word(slot.type);
+  std::vector<std::string> accepted;
+  const host_array& expected_values = comparator.expected_on_host(k);
+  const array_view expected = expected_values.view(slot.size, slot.extents);
+  compare_options quiet;
+  quiet.mismatches_to_keep = 0;
+  auto accepts = [&](const host_array& p) { return compare(p.view(slot.size, slot.extents), expected, tol, quiet).passed; };
+  host_array probe{slot.type, std::vector<unsigned char>(slot.size * info(slot.type).size)};
+  for (std::size_t i = 0; i < probe.bytes.size(); ++i) probe.bytes[i] = static_cast<unsigned char>(word >> (8 * (i % 4)));
+  if (accepts(probe)) accepted.push_back("an output the kernel never wrote");
+  std::fill(probe.bytes.begin(), probe.bytes.end(), 0);
+  if (accepts(probe)) accepted.push_back("an all-zero output");
+  if (accepts(perturbed_probe(expected_values, slot.type, slot.size, tol, allowed))) {
+    accepted.push_back("the reference perturbed well beyond tolerance");
+  }
+  if (buffers.in_place(k) && accepts(read_values(buffers.start_values(k), slot))) {
+    accepted.push_back("the buffer as drawn, i.e. a kernel that did nothing");
+  }
+  return accepted;
+}
+
 // A test that cannot fail is an error: the tolerance must reject what a broken kernel would leave: an
 // unwritten output, an all-zero one, the reference perturbed beyond tolerance and, for an in-place
 // buffer, the values as drawn.
-inline void check_teeth(case_memory& memory, std::vector<finding>& problems) {
-  for (output_memory& out : memory.outputs()) {
-    const buffer_slot& slot = *out.slot;
-    const tolerance tol = memory.declaration().tolerance_of(slot);
+inline void check_teeth(case_buffers& buffers, output_comparator& comparator, std::vector<finding>& problems) {
+  for (std::size_t k = 0; k < buffers.output_count(); ++k) {
+    const buffer_slot& slot = buffers.output_slot(k);
+    const tolerance tol = buffers.declaration().tolerance_of(slot);
     const std::size_t allowed = static_cast<std::size_t>(std::floor(tol.max_mismatch_fraction * static_cast<double>(slot.size)));
-    const std::uint32_t word = poison_word(slot.type);
-    std::vector<std::string> accepted;
-    const current_device here = memory.on(slot);
-    if (memory.compared_on_device(out)) {
-      auto accepts = [&](const void* actual, std::uint64_t constant, double* norm = nullptr) {
-        const device_comparison d = compare_on_device(actual, out.reference.data(), slot.type, slot.size, slot.extents,
-                                                      tol, memory.stream_of(slot), constant);
-        if (norm) *norm = d.expected_norm;
-        return d.result.passed;
-      };
-      double norm = 0.0;
-      if (accepts(nullptr, poison_as<std::uint64_t>(slot.type))) accepted.push_back("an output the kernel never wrote");
-      if (accepts(nullptr, 0, &norm)) accepted.push_back("an all-zero output");
-      const device_allocation probe(out.reference.bytes());
-      KBENCH_HIP_CHECK(hipMemcpyAsync(probe.data(), out.reference.data(), out.reference.bytes(),
-                                      hipMemcpyDeviceToDevice, memory.stream_of(slot)));
-      perturb_on_device(probe.data(), slot.type, slot.size, std::min(slot.size, allowed + 1), tol, 2.0 * norm + 1.0,
-                        memory.stream_of(slot));
-      if (accepts(probe.data(), 0)) accepted.push_back("the reference perturbed well beyond tolerance");
-      if (out.in_place() && accepts(out.initial.data(), 0)) {
-        accepted.push_back("the buffer as drawn, i.e. a kernel that did nothing");
-      }
-    } else {
-      const host_array& expected_values = memory.expected_on_host(out);
-      const array_view expected = expected_values.view(slot.size, slot.extents);
-      compare_options quiet;
-      quiet.mismatches_to_keep = 0;
-      auto accepts = [&](const host_array& p) { return compare(p.view(slot.size, slot.extents), expected, tol, quiet).passed; };
-      host_array probe{slot.type, std::vector<unsigned char>(slot.size * info(slot.type).size)};
-      for (std::size_t i = 0; i < probe.bytes.size(); ++i) probe.bytes[i] = static_cast<unsigned char>(word >> (8 * (i % 4)));
-      if (accepts(probe)) accepted.push_back("an output the kernel never wrote");
-      std::fill(probe.bytes.begin(), probe.bytes.end(), 0);
-      if (accepts(probe)) accepted.push_back("an all-zero output");
-      if (accepts(perturbed_probe(expected_values, slot.type, slot.size, tol, allowed))) {
-        accepted.push_back("the reference perturbed well beyond tolerance");
-      }
-      if (out.in_place() && accepts(read_values(out.initial.data(), slot))) {
-        accepted.push_back("the buffer as drawn, i.e. a kernel that did nothing");
-      }
-    }
+    const current_device here = buffers.on(slot);
+    const std::vector<std::string> accepted = comparator.compared_on_device(k)
+                                                  ? accepted_on_device(buffers, comparator, k, allowed)
+                                                  : accepted_on_host(buffers, comparator, k, allowed);
     for (const std::string& a : accepted) {
       problems.push_back({finding_kind::broken_test,
                           fmt::format("broken test: tolerance '{}' of output '{}' accepts {}; this test cannot fail",

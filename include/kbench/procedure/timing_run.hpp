@@ -9,9 +9,9 @@
 //                         reads inputs an earlier launch has seen; then reference and optimized back to back,
 //                         each between its own event pair, until the stop rule says so (stop_rule.hpp)
 //   audit_last_sample     one more sample, on inputs fresh from the generator and poisoned outputs, the
-//                         optimized kernel first, checked against
-//                         the reference on the same inputs (in-place buffers too, in every mode); then the
-//                         guards, the checked inputs and the fingerprints of every input set
+//                         optimized kernel first, checked against the reference on the same inputs (in-place
+//                         buffers too, in every mode); then the guards, the checked inputs and the
+//                         fingerprints of every input set (timed_audit.hpp)
 //   summarize_samples     statistics of both kernels and the speedup's interval
 //   measure_latency       cold launches on fresh inputs (latency: one cold launch less the event-pair floor)
 //                         and on the inputs of the launch before (a kernel faster on those reuses results)
@@ -36,27 +36,38 @@
 #include "../engines/timing.hpp"
 #include "../results/results.hpp"
 #include "../results/statistics.hpp"
-#include "case_memory.hpp"
-#include "correctness_run.hpp"
+#include "case_buffers.hpp"
+#include "case_device_tools.hpp"
+#include "host_computation.hpp"
+#include "output_comparator.hpp"
+#include "timed_audit.hpp"
+#include "timed_input_sets.hpp"
 
 namespace kbench {
 namespace detail {
 
-// The events around one side's launches in a sample.
-struct event_pair {
-  event start;
-  event stop;
-  [[nodiscard]] double seconds() const { return stop.seconds_since(start); }
-};
+[[nodiscard]] inline double host_seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
+// The end of every timing method's description: how the timed launches' inputs are drawn.
+[[nodiscard]] inline std::string input_sets_method(const timing_result& t) {
+  return fmt::format("; before each sample, {} input set{} of {:.4g} MiB drawn anew (untimed){}", t.input_sets,
+                     t.input_sets > 1 ? "s" : "", t.input_set_bytes / 1048576.0,
+                     t.launches_per_sample > 1 ? ", one per launch" : "");
+}
+
+// Holds the case's buffers, its comparator and its host computation (the audit's host reference); owns
+// the timed input sets and the other GPUs' flushes for the length of the run.
 class timing_run {
  public:
-  timing_run(case_memory& memory, const run_options& options, const gpu_info& g, const device_ceilings& ceilings)
-      : memory_(memory), options_(options), gpu_(g), ceilings_(ceilings), spin_(memory.stream()),
-        with_reference_(memory.has_device_reference()) {
+  timing_run(case_buffers& buffers, output_comparator& comparator, host_computation& host, const run_options& options,
+             const gpu_info& g, const device_ceilings& ceilings)
+      : buffers_(buffers), comparator_(comparator), host_(host), options_(options), gpu_(g), ceilings_(ceilings),
+        spin_(buffers.stream()), with_reference_(buffers.has_device_reference()), flushes_(buffers.devices()) {
     t_.warmup = options.warmup;
-    t_.work = memory.declaration().work();
-    t_.expectations = memory.declaration().expectations();
+    t_.work = buffers.declaration().work;
+    t_.expectations = buffers.declaration().expectations;
     t_.precision_target = options.precision;
   }
 
@@ -72,45 +83,38 @@ class timing_run {
     summarize_samples();
     stage("latency", [&] { measure_latency(); });
     stage("unseen work", [&] { measure_unseen_work(); });
-    memory_.release_timed_sets();
+    sets_.reset();
     judge_timing(t_, {gpu_.l2_bytes, ceilings_.copy, ceilings_.floor});
     return t_;
   }
 
  private:
-  using clock = std::chrono::steady_clock;
-
-  [[nodiscard]] hipStream_t stream() const { return memory_.stream(); }
+  [[nodiscard]] hipStream_t stream() const { return buffers_.stream(); }
   [[nodiscard]] std::size_t flush() const { return flush_bytes(options_, gpu_.l2_bytes); }
 
   void warm_up() {
-    const auto start = clock::now();
-    for (int i = 0; i < options_.warmup || seconds_since(start) < options_.warmup_time; ++i) {
-      memory_.restore_in_place(side::reference);
-      memory_.restore_in_place(side::optimized);
-      if (with_reference_) memory_.launch(side::reference);
-      memory_.launch(side::optimized);
-      memory_.synchronize();
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < options_.warmup || host_seconds_since(start) < options_.warmup_time; ++i) {
+      buffers_.restore_in_place(side::reference);
+      buffers_.restore_in_place(side::optimized);
+      if (with_reference_) buffers_.launch(side::reference);
+      buffers_.launch(side::optimized);
+      buffers_.synchronize();
     }
   }
 
   void choose_mode() {
-    std::vector<double> pilot;
-    for (int i = 0; i < 5; ++i) {
-      memory_.restore_in_place(side::optimized);
-      memory_.before_timed(nullptr);
+    auto hot_start = [&] {
+      buffers_.restore_in_place(side::optimized);
+      flushes_.before_timed(nullptr);
       spin_.enqueue(stream(), 20e-6);
-      optimized_events_.start.record(stream());
-      memory_.launch(side::optimized);
-      optimized_events_.stop.record(stream());
-      optimized_events_.stop.synchronize();
-      pilot.push_back(optimized_events_.seconds());
-    }
+    };
+    const auto pilot = event_pair_samples(stream(), 5, 0, hot_start, [&] { buffers_.launch(side::optimized); });
     mode_ = plan_mode(options_, summarize(pilot).median);
   }
 
   void draw_input_sets() {
-    const std::size_t set_bytes = memory_.input_set_bytes();
+    const std::size_t set_bytes = timed_input_sets::bytes_per_set(buffers_);
     t_.input_set_bytes = static_cast<double>(set_bytes);
     std::size_t free_bytes = 0, total_bytes = 0;
     KBENCH_HIP_CHECK(hipMemGetInfo(&free_bytes, &total_bytes));
@@ -120,7 +124,7 @@ class timing_run {
     t_.input_sets_wanted = plan.wanted;
     t_.mode = mode_.mode;
     t_.launches_per_sample = per_sample_ = plan.launches_per_sample;
-    memory_.allocate_timed_sets(plan.sets);  // drawn before each sample, from the first on
+    sets_.emplace(buffers_, plan.sets);  // drawn before each sample, from the first on
   }
 
   void prepare_mode() {
@@ -137,17 +141,15 @@ class timing_run {
         break;
       default: capture_batches(); break;
     }
-    t_.method += fmt::format("; before each sample, {} input set{} of {:.4g} MiB drawn anew (untimed){}", t_.input_sets,
-                             t_.input_sets > 1 ? "s" : "", t_.input_set_bytes / 1048576.0,
-                             per_sample_ > 1 ? ", one per launch" : "");
+    t_.method += input_sets_method(t_);
   }
 
   // Draws every timed input set anew (and restores the in-place working copies from them): rearranged
   // for an ordinary sample, from the generator for the audit and the seen-inputs check.
   void redraw(bool fresh = false) {
-    memory_.redraw_timed_sets(static_cast<std::uint64_t>(++draws_), fresh);
-    memory_.restore_working(side::reference, per_sample_);
-    memory_.restore_working(side::optimized, per_sample_);
+    sets_->redraw(static_cast<std::uint64_t>(++draws_), fresh);
+    sets_->restore_working(side::reference, per_sample_);
+    sets_->restore_working(side::optimized, per_sample_);
   }
 
   // Batch mode: per_sample_ launches of each side captured in a graph, launch i on input set i + 1; when
@@ -155,10 +157,10 @@ class timing_run {
   void capture_batches() {
     try {
       if (with_reference_) {
-        reference_graph_.emplace(stream(), [&](int i) { memory_.launch_timed(side::reference, i); }, per_sample_);
+        reference_graph_.emplace(stream(), [&](int i) { sets_->launch(side::reference, i); }, per_sample_);
         t_.reference_graph_operations = static_cast<long long>(reference_graph_->nodes());
       }
-      optimized_graph_.emplace(stream(), [&](int i) { memory_.launch_timed(side::optimized, i); }, per_sample_);
+      optimized_graph_.emplace(stream(), [&](int i) { sets_->launch(side::optimized, i); }, per_sample_);
       t_.optimized_graph_operations = static_cast<long long>(optimized_graph_->nodes());
       t_.method = fmt::format("batch: a graph of {} launches per event pair, time per launch; hot caches; reference "
                               "and optimized interleaved",
@@ -179,16 +181,16 @@ class timing_run {
   // The launches of one side in one sample, between that side's events, queued behind the flush (of
   // every device of the case) or a spin so that the launch overhead is not timed.
   void timed(side target, event_pair& events) {
-    memory_.before_timed(flush_ ? &*flush_ : nullptr);
+    flushes_.before_timed(flush_ ? &*flush_ : nullptr);
     if (!flush_) spin_.enqueue(stream(), 20e-6);
-    events.start.record(stream());
     const std::optional<launch_graph>& graph = target == side::optimized ? optimized_graph_ : reference_graph_;
-    if (graph) {
-      graph->launch(stream());
-    } else {
-      for (int i = 0; i < per_sample_; ++i) memory_.launch_timed(target, i);
-    }
-    events.stop.record(stream());
+    events.record_around(stream(), [&] {
+      if (graph) {
+        graph->launch(stream());
+      } else {
+        for (int i = 0; i < per_sample_; ++i) sets_->launch(target, i);
+      }
+    });
   }
 
   // Fresh inputs, then reference and optimized back to back, so that clock and thermal drift hit both;
@@ -198,20 +200,20 @@ class timing_run {
     if (optimized_first) timed(side::optimized, optimized_events_);
     if (with_reference_) timed(side::reference, reference_events_);
     if (!optimized_first) timed(side::optimized, optimized_events_);
-    optimized_events_.stop.synchronize();
-    if (with_reference_) reference_events_.stop.synchronize();
+    optimized_events_.wait();
+    if (with_reference_) reference_events_.wait();
     waits_.push_back(device_idle_wait());
-    memory_.fingerprint_timed_inputs();
+    sets_->fingerprint_after_launches();
     if (with_reference_) reference_s_.push_back(reference_events_.seconds() / per_sample_);
     optimized_s_.push_back(optimized_events_.seconds() / per_sample_);
   }
 
   void sample_until_stopped() {
     stop_rule rule(options_);
-    const auto start = clock::now();
+    const auto start = std::chrono::steady_clock::now();
     do {
       sample(false);
-    } while (!rule.should_stop(optimized_s_, reference_s_, seconds_since(start)));
+    } while (!rule.should_stop(optimized_s_, reference_s_, host_seconds_since(start)));
     t_.precise = rule.precise();
     t_.optimized_precision = rule.optimized_precision();
     t_.reference_precision = rule.reference_precision();
@@ -221,66 +223,9 @@ class timing_run {
   // input set's values behind; the optimized kernel goes first, so the reference's outputs it could copy
   // are poison too.
   void audit_last_sample() {
-    for (output_memory& out : memory_.outputs()) {
-      const current_device here = memory_.on(*out.slot);
-      out.reference.poison_contents(out.slot->type, out.slot->storage(), memory_.stream_of(*out.slot));
-      out.optimized.poison_contents(out.slot->type, out.slot->storage(), memory_.stream_of(*out.slot));
-    }
-    memory_.devices().join();
+    buffers_.poison_outputs();
     sample(true);
-    check_timed_launches(per_sample_ - 1);
-  }
-
-  // What the timed launches did: guard regions, the checked inputs, the fingerprints of every input set,
-  // and the outputs of the last launch of the last sample against the reference's on the same input set
-  // (`last`: the launch's index; in-place buffers are compared in their working copies, in every mode).
-  void check_timed_launches(int last) {
-    memory_.synchronize_devices();
-    std::vector<finding>& found = t_.findings;
-    for (const side target : {side::reference, side::optimized}) {
-      if (target == side::reference && !with_reference_) continue;
-      memory_.check_guards(target, "while timed, ", found);
-      memory_.check_working_guards(target, "while timed, ", found);
-      memory_.check_padding(target, "while timed, ", found, true);
-    }
-    for (input_memory& in : memory_.inputs()) {
-      if (memory_.input_changed(in)) {
-        found.push_back({finding_kind::input_modified,
-                         fmt::format("while timed, a launch modified input '{}' (input set 0, the one checked); inputs "
-                                     "must be read-only",
-                                     in.slot->name)});
-      }
-    }
-    for (const std::string& name : memory_.timed_inputs_changed()) {
-      found.push_back({finding_kind::input_modified,
-                       fmt::format("while timed, a launch modified input '{}' (in the input sets of the timed "
-                                   "launches); inputs must be read-only",
-                                   name)});
-    }
-    const int set = last + 1;
-    std::vector<finding> problems;
-    if (with_reference_) {
-      for (output_memory& out : memory_.outputs()) {
-        out.expected.device_changed();
-        if (!info(out.slot->type).is_float || out.in_place()) continue;
-        const std::size_t unwritten = memory_.poisoned_in_reference(out);
-        report_unwritten(out, unwritten, "reference", "unwritten", problems);
-      }
-    } else {
-      run_host_reference(memory_, problems, set);
-    }
-    for (finding& p : problems) found.push_back({p.kind, "in the last timed sample, " + p.text});
-    if (!problems.empty()) return;
-    for (output_memory& out : memory_.outputs()) {
-      const void* expected = with_reference_ ? case_memory::timed_output(out, side::reference, last) : nullptr;
-      const comparison c = memory_.compare_output(out, case_memory::timed_output(out, side::optimized, last), expected);
-      if (!c.passed) {
-        found.push_back({finding_kind::timed_launch_wrong,
-                         fmt::format("the last timed launch of the optimized kernel (input set {}) disagrees with the "
-                                     "reference on the same inputs, output '{}': {}",
-                                     set, out.slot->name, c.reasons.empty() ? std::string("failed") : c.reasons.front())});
-      }
-    }
+    audit_timed_launches(buffers_, comparator_, host_, *sets_, with_reference_, per_sample_ - 1, t_.findings);
   }
 
   void summarize_samples() {
@@ -302,33 +247,25 @@ class timing_run {
     const cache_flush cold(flush(), std::max(gpu_.multiprocessors, 1));
     std::vector<double> fresh, seen;
     auto single = [&](std::vector<double>& into) {
-      memory_.restore_working(side::optimized, 1);
-      memory_.before_timed(&cold);
-      optimized_events_.start.record(stream());
-      memory_.launch_timed(side::optimized, 0);
-      optimized_events_.stop.record(stream());
-      optimized_events_.stop.synchronize();
-      into.push_back(optimized_events_.seconds());
+      sets_->restore_working(side::optimized, 1);
+      flushes_.before_timed(&cold);
+      into.push_back(optimized_events_.time(stream(), [&] { sets_->launch(side::optimized, 0); }));
     };
     for (int i = 0; i < seen_pairs; ++i) {
       redraw(true);
       single(fresh);
       single(seen);
-      memory_.fingerprint_timed_inputs();  // keeps the sums paired (the audit has checked them already)
+      sets_->fingerprint_after_launches();  // keeps the sums paired (the audit has checked them already)
     }
     // Hot: inputs just drawn (so in the caches as far as they fit, and never seen by a launch), each launch
     // queued behind a spin.
     std::vector<double> hot;
     for (int i = 0; i < seen_pairs; ++i) {
       redraw();
-      memory_.before_timed(nullptr);
+      flushes_.before_timed(nullptr);
       spin_.enqueue(stream(), 20e-6);
-      optimized_events_.start.record(stream());
-      memory_.launch_timed(side::optimized, 0);
-      optimized_events_.stop.record(stream());
-      optimized_events_.stop.synchronize();
-      hot.push_back(optimized_events_.seconds());
-      memory_.fingerprint_timed_inputs();
+      hot.push_back(optimized_events_.time(stream(), [&] { sets_->launch(side::optimized, 0); }));
+      sets_->fingerprint_after_launches();
     }
     t_.hot_latency = std::max(summarize(hot).median - ceilings_.floor.events_only, 0.0);
     t_.fresh_launch = summarize(fresh).median;
@@ -340,8 +277,8 @@ class timing_run {
   // Work the timed stream did not see (another stream, or started after the launch returned) keeps the
   // device busy on the host's clock.
   void measure_unseen_work() {
-    t_.launch_wall = launch_wall_time([&] { memory_.restore_working(side::optimized, 1); },
-                                      [&] { memory_.launch_timed(side::optimized, 0); });
+    t_.launch_wall = launch_wall_time([&] { sets_->restore_working(side::optimized, 1); },
+                                      [&] { sets_->launch(side::optimized, 0); });
   }
 
   // Host time of one step of the run, for the report of where a run's wall time goes.
@@ -352,16 +289,16 @@ class timing_run {
 
   static constexpr int seen_pairs = 9;  // fresh and seen cold launches, alternately
 
-  [[nodiscard]] static double seconds_since(clock::time_point start) {
-    return std::chrono::duration<double>(clock::now() - start).count();
-  }
-
-  case_memory& memory_;
+  case_buffers& buffers_;
+  output_comparator& comparator_;
+  host_computation& host_;
   const run_options& options_;
   const gpu_info& gpu_;
   const device_ceilings& ceilings_;
   const spinner spin_;
   const bool with_reference_;
+  device_flushes flushes_;
+  std::optional<timed_input_sets> sets_;
   timing_result t_;
   mode_plan mode_;
   int per_sample_ = 1;

@@ -12,7 +12,7 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
-#include "program.hpp"
+#include "case_lifecycle.hpp"
 
 namespace kbench {
 namespace detail {
@@ -24,9 +24,10 @@ inline void fail_benchmark(benchmark::State& state, case_record& record, const s
 }
 
 // The figures of a perf outcome as the framework's counters.
-inline void set_counters(benchmark::State& state, const perf_outcome& outcome, const copy_bandwidth& copy) {
+inline void set_counters(benchmark::State& state, const perf_outcome& outcome) {
   if (outcome.timing) {
     const timing_result& t = *outcome.timing;
+    const work_rates& rates = t.throughput.optimized;
     state.counters["samples"] = static_cast<double>(t.optimized.count);
     state.counters["median_us"] = t.optimized.median * 1e6;
     state.counters["p10_us"] = t.optimized.p10 * 1e6;
@@ -39,11 +40,11 @@ inline void set_counters(benchmark::State& state, const perf_outcome& outcome, c
       state.counters["speedup_high"] = t.speedup_interval.high;
     }
     if (t.work.bytes > 0) {
-      state.counters["GB/s"] = t.work.bytes / t.optimized.median / 1e9;
-      state.counters["copy_fraction"] = t.work.bytes / t.optimized.median / copy.bytes_per_second;
+      state.counters["GB/s"] = rates.bytes_per_second / 1e9;
+      if (rates.fraction_of_copy) state.counters["copy_fraction"] = *rates.fraction_of_copy;
     }
-    if (t.work.flops > 0) state.counters["TFLOP/s"] = t.work.flops / t.optimized.median / 1e12;
-    if (t.work.tokens > 0) state.counters["tokens/s"] = t.work.tokens / t.optimized.median;
+    if (t.work.flops > 0) state.counters["TFLOP/s"] = rates.flops_per_second / 1e12;
+    if (t.work.tokens > 0) state.counters["tokens/s"] = rates.tokens_per_second;
   }
   if (outcome.after) {
     double worst_cosine = 1.0, worst_abs = 0.0;
@@ -56,54 +57,52 @@ inline void set_counters(benchmark::State& state, const perf_outcome& outcome, c
   }
 }
 
-inline void perf_benchmark(benchmark::State& state, const case_registration& reg, const kbench::shape& s,
-                           const run_options& options) {
-  case_record& record = new_record(reg, s);
-  try {
-    if (filtered_out(reg, s, options, record)) {
-      state.SkipWithError(("filtered: " + record.message).c_str());
-      return;
-    }
-    const gpu_info* g = gpu_or_skip(options, record);
-    if (g == nullptr) {
-      state.SkipWithError(("skipped: " + record.message).c_str());
-      return;
-    }
-    // Once per program, and not part of any case's wall time.
+// The perf procedure as one Google Benchmark: its single iteration is the whole procedure, whose time is
+// the optimized median.
+class perf_mode : public case_mode {
+ public:
+  perf_mode(benchmark::State& state, const run_options& options) : state_(state), options_(options) {}
+
+  void not_run(const case_record& record) override {
+    const char* what = record.verdict == case_verdict::filtered ? "filtered: " : "skipped: ";
+    state_.SkipWithError((what + record.message).c_str());
+  }
+  // Once per program, and not part of any case's wall time.
+  void prepare(const gpu_info&) override {
     const device_ceilings& ceilings = device_ceilings_once();
     run_record& run = journal();
     run.copy = ceilings.copy;
     run.timer_floor = ceilings.floor;
     run.ceilings_seconds = ceilings.seconds;
-    const wall_timer wall(record);
-    const std::unique_ptr<case_run> instance = open_case(reg, s, options, record);
-    if (!instance) {
-      state.SkipWithError(("skipped: " + record.message).c_str());
-      return;
-    }
+  }
+  void run(case_run& instance, const gpu_info& g, case_record& record) override {
     perf_outcome outcome;
-    for (auto _ : state) {
-      outcome = instance->perf(options, *g, seeds_for_run(options));
-      state.SetIterationTime(outcome.timing ? outcome.timing->optimized.median : 0.0);
+    for (auto _ : state_) {
+      outcome = instance.perf(options_, g, seeds_for_run(options_));
+      state_.SetIterationTime(outcome.timing ? outcome.timing->optimized.median : 0.0);
     }
     record.checks.push_back(outcome.before);
     if (outcome.after) record.checks.push_back(*outcome.after);
     record.timing = outcome.timing;
     record.census = outcome.census;
+    record.stage_seconds = outcome.stage_seconds;
     for (const seed_result* r : {&outcome.before, outcome.after ? &*outcome.after : nullptr}) {
-      if (r && !r->passed()) std::fputs(format_seed_result(reg.name(), s, *r).c_str(), stdout);
+      if (r && !r->passed()) std::fputs(format_seed_result(record.case_name, record.shape, *r).c_str(), stdout);
     }
-    set_counters(state, outcome, ceilings.copy);
+    set_counters(state_, outcome);
     const std::string failure = outcome.failure();
-    if (!failure.empty()) return fail_benchmark(state, record, failure);
+    if (!failure.empty()) return fail_benchmark(state_, record, failure);
     record.verdict = case_verdict::pass;
-  } catch (const std::exception& e) {
-    record.verdict = case_verdict::error;
-    record.message = e.what();
-    fmt::print("FAIL {}: {}\n", case_label(reg.name(), s), e.what());
-    state.SkipWithError(e.what());
   }
-}
+  void failed(const std::exception& e, const case_record& record) override {
+    fmt::print("FAIL {}: {}\n", case_label(record.case_name, record.shape), e.what());
+    state_.SkipWithError(e.what());
+  }
+
+ private:
+  benchmark::State& state_;
+  const run_options& options_;
+};
 
 int run_perf(const char* program, run_options& options) {
   std::vector<char*> argv = argv_for(program, options.passthrough);
@@ -114,7 +113,10 @@ int run_perf(const char* program, run_options& options) {
     for (const kbench::shape& s : run_shapes(reg, options)) {
       // One iteration holds kbench's whole adaptive measurement; its time is the optimized median.
       benchmark::RegisterBenchmark(case_label(reg.name(), s).c_str(),
-                                   [&reg, s, &options](benchmark::State& state) { perf_benchmark(state, reg, s, options); })
+                                   [&reg, s, &options](benchmark::State& state) {
+                                     perf_mode mode(state, options);
+                                     run_case(reg, s, options, mode);
+                                   })
           ->UseManualTime()
           ->Iterations(1)
           ->Unit(benchmark::kMicrosecond);
@@ -127,7 +129,7 @@ int run_perf(const char* program, run_options& options) {
   if (run.copy) {
     fmt::print("{}", format_perf_header(run));
     for (const case_record& c : run.cases) {
-      if (c.timing) fmt::print("{}", format_timing(case_label(c.case_name, c.shape), *c.timing, run.copy->bytes_per_second));
+      if (c.timing) fmt::print("{}", format_timing(case_label(c.case_name, c.shape), *c.timing, c.stage_seconds));
       if (c.census) fmt::print("{}", format_census(case_label(c.case_name, c.shape), *c.census));
     }
   }

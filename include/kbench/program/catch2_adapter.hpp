@@ -27,53 +27,58 @@
 #include <catch2/catch.hpp>
 #endif
 
-#include "program.hpp"
+#include "case_lifecycle.hpp"
 
 namespace kbench {
 namespace detail {
 
-// One Catch2 test: every seed of one case at one shape.
+// Every seed's correctness run of one case at one shape, each printed and checked by Catch2.
+class correctness_mode : public case_mode {
+ public:
+  explicit correctness_mode(const run_options& options) : options_(options) {}
+
+  void not_run(const case_record& record) override {
+    if (record.verdict == case_verdict::filtered) {
+      WARN("filtered: " << record.message);
+      return;
+    }
+    // Skipped without a usable GPU, or with fewer GPUs than the case spans.
+#if KBENCH_CATCH2_MAJOR >= 3
+    SKIP("skipped: " << record.message);
+#else
+    WARN("skipped: " << record.message);
+#endif
+  }
+  void run(case_run& instance, const gpu_info&, case_record& record) override {
+    bool first = true;
+    for (std::uint64_t seed : seeds_for_run(options_)) {
+      const seed_result& r = record.checks.emplace_back(instance.check(seed, first));
+      first = false;
+      const std::string report = format_seed_result(record.case_name, record.shape, r);
+      std::fputs(report.c_str(), stdout);
+      std::fflush(stdout);
+      INFO(report);
+      CHECK(r.passed());
+    }
+    const bool passed = std::all_of(record.checks.begin(), record.checks.end(), [](const seed_result& r) { return r.passed(); });
+    record.verdict = passed ? case_verdict::pass : case_verdict::fail;
+  }
+  // Catch2 reports it, and fails the test.
+  void failed(const std::exception&, const case_record&) override { throw; }
+
+ private:
+  const run_options& options_;
+};
+
+// One Catch2 test: one case at one shape.
 class correctness_test : public Catch::ITestInvoker {
  public:
   correctness_test(const case_registration& reg, kbench::shape s, const run_options& options)
       : reg_(reg), shape_(std::move(s)), options_(options) {}
 
   void invoke() const override {
-    case_record& record = new_record(reg_, shape_);
-    const wall_timer wall(record);
-    try {
-      if (filtered_out(reg_, shape_, options_, record)) {
-        WARN("filtered: " << record.message);
-        return;
-      }
-      // Skipped without a usable GPU, or with fewer GPUs than the case spans.
-      std::unique_ptr<case_run> run;
-      if (gpu_or_skip(options_, record) != nullptr) run = open_case(reg_, shape_, options_, record);
-      if (!run) {
-#if KBENCH_CATCH2_MAJOR >= 3
-        SKIP("skipped: " << record.message);
-#else
-        WARN("skipped: " << record.message);
-#endif
-        return;
-      }
-      bool first = true;
-      for (std::uint64_t seed : seeds_for_run(options_)) {
-        const seed_result& r = record.checks.emplace_back(run->check(seed, first));
-        first = false;
-        const std::string report = format_seed_result(reg_.name(), shape_, r);
-        std::fputs(report.c_str(), stdout);
-        std::fflush(stdout);
-        INFO(report);
-        CHECK(r.passed());
-      }
-    } catch (const std::exception& e) {
-      record.verdict = case_verdict::error;
-      record.message = e.what();
-      throw;
-    }
-    const bool passed = std::all_of(record.checks.begin(), record.checks.end(), [](const seed_result& r) { return r.passed(); });
-    record.verdict = passed ? case_verdict::pass : case_verdict::fail;
+    correctness_mode mode(options_);
+    run_case(reg_, shape_, options_, mode);
   }
 
  private:

@@ -130,20 +130,21 @@ inline std::vector<int> parse_device_list(const std::string& text) {
   return out;
 }
 
-}  // namespace detail
 
-// Parses argv[1..] (argv[0] is the program). Throws usage_error on a bad value; unknown arguments are
-// passed through to the test framework of the mode.
-[[nodiscard]] inline run_options parse_options(int argc, const char* const* argv) {
-  run_options o;
-  CLI::App app{"kbench: checks an optimized kernel against its reference, then times both"};
-  app.allow_extras();
-  app.set_help_flag();  // --help goes to Catch2 / Google Benchmark too; `kbench list` shows the cases
-  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->always_capture_default();  // see below
+// Options that CLI11 reads as text, which parse_options turns into run_options' values.
+struct option_texts {
   std::string mode;
   std::string seeds;
-  app.add_option("mode", mode, "correctness | perf | census | list")->required();
-  app.add_option("--seed", seeds, "pin the seeds (comma-separated, decimal or 0x hex)")->envname("KBENCH_SEEDS");
+  std::string device_list;
+  std::string timing = "auto";
+  std::string input_sets = "auto";
+  std::vector<std::string> shapes, axes;
+};
+
+// The mode, the seeds, the GPUs, and how to time.
+inline void declare_run_options(CLI::App& app, run_options& o, option_texts& t) {
+  app.add_option("mode", t.mode, "correctness | perf | census | list")->required();
+  app.add_option("--seed", t.seeds, "pin the seeds (comma-separated, decimal or 0x hex)")->envname("KBENCH_SEEDS");
   app.add_option("--seed-count", o.seed_count, "fresh seeds per correctness run")
       ->envname("KBENCH_SEED_COUNT")
       ->check(CLI::Range(1, 1000));
@@ -154,8 +155,7 @@ inline std::vector<int> parse_device_list(const std::string& text) {
       ->envname("KBENCH_ITERATIONS")
       ->check(CLI::Range(1, 100000000));
   app.add_option("--device", o.device, "GPU ordinal")->envname("KBENCH_DEVICE")->check(CLI::Range(0, 1023));
-  std::string device_list;
-  app.add_option("--devices", device_list, "GPU ordinals of a case that spans devices, in order (0,1,2,3)")
+  app.add_option("--devices", t.device_list, "GPU ordinals of a case that spans devices, in order (0,1,2,3)")
       ->envname("KBENCH_DEVICES");
   app.add_flag("--share-devices", o.share_devices,
                "run a case that spans more devices than the machine shows on fewer GPUs (tests the harness; its "
@@ -164,8 +164,7 @@ inline std::vector<int> parse_device_list(const std::string& text) {
   app.add_option("--device-count", o.device_count,
                  "run only the shapes whose case spans this many GPUs (a CTest entry per GPU count)")
       ->check(CLI::Range(0, 64));
-  std::string timing = "auto";
-  app.add_option("--timing", timing, "auto | cold | hot | batch")
+  app.add_option("--timing", t.timing, "auto | cold | hot | batch")
       ->envname("KBENCH_TIMING")
       ->check(CLI::IsMember({"auto", "cold", "hot", "batch"}));
   app.add_option("--precision", o.precision, "relative precision of the medians to stop at")
@@ -186,10 +185,13 @@ inline std::vector<int> parse_device_list(const std::string& text) {
   app.add_option("--batch-below-us", o.batch_below_us, "automatic timing batches kernels shorter than this")
       ->envname("KBENCH_BATCH_BELOW_US")
       ->check(CLI::Range(0.0, 1e6));
-  std::string input_sets = "auto";
-  app.add_option("--input-sets", input_sets,
+  app.add_option("--input-sets", t.input_sets,
                  "input sets drawn anew before each sample: auto (1, or 1 per launch of a batch), beyond-cache, or a count")
       ->envname("KBENCH_INPUT_SETS");
+}
+
+// What to write, what to compare with, and which shapes to run.
+inline void declare_output_options(CLI::App& app, run_options& o, option_texts& t) {
   app.add_option("--json", o.json_path, "write the results as JSON to this file")->envname("KBENCH_JSON");
   app.add_option("--max-elements", o.max_elements, "run only shapes with at most this many elements in all buffers")
       ->envname("KBENCH_MAX_ELEMENTS")
@@ -204,30 +206,20 @@ inline std::vector<int> parse_device_list(const std::string& text) {
   app.add_option("--baseline-threshold", o.baseline_threshold, "slowdown against the baseline that fails (0.05: 5%)")
       ->envname("KBENCH_BASELINE_THRESHOLD")
       ->check(CLI::Range(0.0, 10.0));
-  std::vector<std::string> shape_texts, axis_texts;
-  app.add_option("--shape", shape_texts, "run at this shape instead of the registered ones: rows=4096,cols=8192 (repeatable)")
+  app.add_option("--shape", t.shapes, "run at this shape instead of the registered ones: rows=4096,cols=8192 (repeatable)")
       ->envname("KBENCH_SHAPE")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->delimiter(';');
-  app.add_option("--axis", axis_texts, "sweep a dimension: cols=1024:65536:x2, cols=1024:4096:+1024 or cols=1000,4096 (repeatable)")
+  app.add_option("--axis", t.axes, "sweep a dimension: cols=1024:65536:x2, cols=1024:4096:+1024 or cols=1000,4096 (repeatable)")
       ->envname("KBENCH_AXIS")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)
       ->delimiter(';');
-  // Every environment variable enters as an option placed before the command line's, whose value is
-  // taken last and so wins: environment values meet the same checks as options in every CLI11 version
-  // (2.4 and later skip an environment value that does not parse, instead of failing).
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "-h" || a == "--help" || a == "-?") o.help = true;
-  }
-  if (o.help) {
-    o.passthrough = {"--help"};
-    o.mode = argc > 1 && std::string(argv[1]) == "perf" ? run_mode::perf
-             : argc > 1 && std::string(argv[1]) == "correctness" ? run_mode::correctness
-                                                                  : run_mode::list;
-    o.help_text = detail::describe_options(app);
-    return o;
-  }
+}
+
+// Every environment variable enters as an option placed before the command line's, whose value is taken
+// last and so wins: environment values meet the same checks as options in every CLI11 version (2.4 and
+// later skip an environment value that does not parse, instead of failing).
+inline void parse_with_environment(CLI::App& app, int argc, const char* const* argv) {
   std::vector<std::string> args{argc > 0 ? argv[0] : "kbench"};
   for (const CLI::Option* option : app.get_options()) {
     const std::string variable = option->get_envname();
@@ -244,52 +236,73 @@ inline std::vector<int> parse_device_list(const std::string& text) {
     if (what.empty()) what = e.get_name();
     throw usage_error("bad option or environment variable: " + what);
   }
-  o.timing = timing == "cold"    ? timing_mode::cold
-             : timing == "hot"   ? timing_mode::hot
-             : timing == "batch" ? timing_mode::batch
-                                 : timing_mode::automatic;
-  if (input_sets == "auto") {
-    o.input_sets = input_sets_auto;
-  } else if (input_sets == "beyond-cache") {
-    o.input_sets = input_sets_beyond_cache;
-  } else {
-    std::size_t used = 0;
-    int count = 0;
-    try {
-      count = std::stoi(input_sets, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used == 0 || used != input_sets.size() || count < 1 || count > 4096) {
-      throw usage_error("--input-sets / KBENCH_INPUT_SETS: '" + input_sets +
-                        "' is not auto, beyond-cache or a count from 1 to 4096");
-    }
-    o.input_sets = count;
+}
+
+// --help anywhere: kbench's options, then those of the mode's framework (none for list).
+inline bool help_asked(int argc, const char* const* argv, const CLI::App& app, run_options& o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "-h" || a == "--help" || a == "-?") o.help = true;
   }
-  if (o.max_iterations < o.iterations) {
-    throw usage_error("--max-iterations (" + std::to_string(o.max_iterations) + ") is below --iterations (" +
-                      std::to_string(o.iterations) + ")");
+  if (!o.help) return false;
+  o.passthrough = {"--help"};
+  o.mode = argc > 1 && std::string(argv[1]) == "perf" ? run_mode::perf
+           : argc > 1 && std::string(argv[1]) == "correctness" ? run_mode::correctness
+                                                                : run_mode::list;
+  o.help_text = describe_options(app);
+  return true;
+}
+
+inline run_mode parse_mode(const std::string& mode) {
+  if (mode == "correctness") return run_mode::correctness;
+  if (mode == "perf") return run_mode::perf;
+  if (mode == "census") return run_mode::census;
+  if (mode == "list") return run_mode::list;
+  throw usage_error("unknown mode '" + mode + "': expected correctness, perf, census or list");
+}
+
+inline timing_mode parse_timing(const std::string& timing) {
+  return timing == "cold"    ? timing_mode::cold
+         : timing == "hot"   ? timing_mode::hot
+         : timing == "batch" ? timing_mode::batch
+                             : timing_mode::automatic;
+}
+
+// auto, beyond-cache, or a count from 1 to 4096.
+inline int parse_input_sets(const std::string& input_sets) {
+  if (input_sets == "auto") return input_sets_auto;
+  if (input_sets == "beyond-cache") return input_sets_beyond_cache;
+  std::size_t used = 0;
+  int count = 0;
+  try {
+    count = std::stoi(input_sets, &used);
+  } catch (const std::exception&) {
+    used = 0;
   }
-  if (mode == "correctness") {
-    o.mode = run_mode::correctness;
-  } else if (mode == "perf") {
-    o.mode = run_mode::perf;
-  } else if (mode == "census") {
-    o.mode = run_mode::census;
-  } else if (mode == "list") {
-    o.mode = run_mode::list;
-  } else {
-    throw usage_error("unknown mode '" + mode + "': expected correctness, perf, census or list");
+  if (used == 0 || used != input_sets.size() || count < 1 || count > 4096) {
+    throw usage_error("--input-sets / KBENCH_INPUT_SETS: '" + input_sets +
+                      "' is not auto, beyond-cache or a count from 1 to 4096");
   }
+  return count;
+}
+
+inline std::vector<std::uint64_t> parse_seeds(const std::string& seeds) {
+  std::vector<std::uint64_t> out;
   for (std::size_t begin = 0; begin < seeds.size();) {
     const std::size_t comma = std::min(seeds.find(',', begin), seeds.size());
-    o.seeds.push_back(detail::parse_seed(seeds.substr(begin, comma - begin)));
+    out.push_back(parse_seed(seeds.substr(begin, comma - begin)));
     begin = comma + 1;
   }
-  if (!device_list.empty()) o.devices = detail::parse_device_list(device_list);
+  return out;
+}
+
+// The program's GPU and a spanning case's GPUs: --device, --devices (whose first is the program's), or a
+// CTest resource group; and which of them decided.
+inline void assign_devices(const CLI::App& app, const std::string& device_list, run_options& o) {
+  if (!device_list.empty()) o.devices = parse_device_list(device_list);
   if (app.count("--device") == 0 && o.devices.empty()) {
-    o.device = detail::ctest_resource_gpu(o.device);
-    o.devices = detail::ctest_resource_gpus();
+    o.device = ctest_resource_gpu(o.device);
+    o.devices = ctest_resource_gpus();
     const char* assigned = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS");
     o.device_source = assigned ? std::string("CTest resource group (CTEST_RESOURCE_GROUP_0_GPUS=") + assigned + ")" : "default";
   } else if (app.count("--device") == 0) {
@@ -302,8 +315,35 @@ inline std::vector<int> parse_device_list(const std::string& text) {
     }
     o.device_source = "--device / KBENCH_DEVICE";
   }
-  for (const std::string& t : shape_texts) o.shapes.shapes.push_back(parse_shape(t));
-  for (const std::string& t : axis_texts) o.shapes.axes.push_back(parse_axis(t));
+}
+
+}  // namespace detail
+
+// Parses argv[1..] (argv[0] is the program). Throws usage_error on a bad value; unknown arguments are
+// passed through to the test framework of the mode.
+[[nodiscard]] inline run_options parse_options(int argc, const char* const* argv) {
+  run_options o;
+  detail::option_texts t;
+  CLI::App app{"kbench: checks an optimized kernel against its reference, then times both"};
+  app.allow_extras();
+  app.set_help_flag();  // --help goes to Catch2 / Google Benchmark too; `kbench list` shows the cases
+  // The last value of an option wins: see parse_with_environment.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->always_capture_default();
+  detail::declare_run_options(app, o, t);
+  detail::declare_output_options(app, o, t);
+  if (detail::help_asked(argc, argv, app, o)) return o;
+  detail::parse_with_environment(app, argc, argv);
+  o.timing = detail::parse_timing(t.timing);
+  o.input_sets = detail::parse_input_sets(t.input_sets);
+  if (o.max_iterations < o.iterations) {
+    throw usage_error("--max-iterations (" + std::to_string(o.max_iterations) + ") is below --iterations (" +
+                      std::to_string(o.iterations) + ")");
+  }
+  o.mode = detail::parse_mode(t.mode);
+  o.seeds = detail::parse_seeds(t.seeds);
+  detail::assign_devices(app, t.device_list, o);
+  for (const std::string& text : t.shapes) o.shapes.shapes.push_back(parse_shape(text));
+  for (const std::string& text : t.axes) o.shapes.axes.push_back(parse_axis(text));
   o.passthrough = app.remaining();
   return o;
 }

@@ -23,8 +23,10 @@
 
 #include "../decisions/baseline.hpp"
 #include "../results/json_report.hpp"
+#include "../results/results_document.hpp"
 #include "../results/table_report.hpp"
 #include "../version.hpp"
+#include "case_lifecycle.hpp"
 #include "program.hpp"
 
 namespace kbench {
@@ -35,11 +37,11 @@ inline bool wants_tables(const run_options& options) {
   return !options.markdown_path.empty() || !options.csv_path.empty() || !options.baseline_path.empty();
 }
 
-// The tables and the comparison with a baseline of a finished run, from its JSON `text`; true when the
+// The tables and the comparison with a baseline of a finished run, from its `document`; true when the
 // baseline comparison finds a regression.
-inline bool write_tables_and_compare(const run_record& run, const std::string& text, const run_options& options) {
+inline bool write_tables_and_compare(const run_record& run, const nlohmann::ordered_json& document,
+                                     const run_options& options) {
   if (!wants_tables(options)) return false;
-  const nlohmann::ordered_json document = nlohmann::ordered_json::parse(text);
   if (!options.markdown_path.empty()) write_text_file(options.markdown_path, to_markdown(document));
   if (!options.csv_path.empty()) write_text_file(options.csv_path, to_csv(document));
   if (options.baseline_path.empty() || run.mode != run_mode::perf) return false;
@@ -52,10 +54,12 @@ inline bool write_tables_and_compare(const run_record& run, const std::string& t
 
 int finish(const char* program, const run_options& options, int framework_status) {
   const run_record& run = journal();
-  const std::string text = options.json_path.empty() && !wants_tables(options) ? std::string() : to_json(run);  // once
-  if (!options.json_path.empty()) write_json_text(text, run.mode, options.json_path, program);
+  // One document, built once, for every writer.
+  const bool written = !options.json_path.empty() || wants_tables(options);
+  const nlohmann::ordered_json document = written ? results_document(run) : nlohmann::ordered_json();
+  if (!options.json_path.empty()) write_json_document(document, run.mode, options.json_path, program);
   progress().end();
-  if (write_tables_and_compare(run, text, options)) {
+  if (write_tables_and_compare(run, document, options)) {
     fmt::print("kbench: a regression against the baseline (above): a case slower beyond {:.3g}%, or failing now\n",
                100 * options.baseline_threshold);
     return 1;
@@ -124,35 +128,34 @@ inline void check_run_shapes(const run_options& options) {
   }
 }
 
-// `<program> census`: for each case and shape, a check with one seed, then the census of each side, printed.
+// `<program> census`: a check with one seed, then the census of each side, printed.
+class census_mode : public case_mode {
+ public:
+  explicit census_mode(const run_options& options) : options_(options) {}
+
+  void run(case_run& instance, const gpu_info& g, case_record& record) override {
+    const seed_result& checked = record.checks.emplace_back(instance.check(seeds_for_run(options_).front(), true));
+    if (!checked.passed()) {
+      std::fputs(format_seed_result(record.case_name, record.shape, checked).c_str(), stdout);
+      record.verdict = case_verdict::fail;
+      record.message = "refusing to take the census of a kernel that is not correct (report above)";
+      return;
+    }
+    record.census = instance.census(options_, g);
+    std::fputs(format_census(case_label(record.case_name, record.shape), *record.census).c_str(), stdout);
+    record.verdict = any_failing(record.census->findings) ? case_verdict::fail : case_verdict::pass;
+    if (record.verdict == case_verdict::fail) record.message = record.census->findings.front().text;
+  }
+
+ private:
+  const run_options& options_;
+};
+
 inline int run_census(const char* program, const run_options& options) {
   progress().begin(count_tests(options), false);
+  census_mode mode(options);
   for (const case_registration& reg : registered_cases()) {
-    for (const kbench::shape& s : run_shapes(reg, options)) {
-      case_record& record = new_record(reg, s);
-      const wall_timer wall(record);
-      try {
-        if (filtered_out(reg, s, options, record)) continue;
-        const gpu_info* g = gpu_or_skip(options, record);
-        if (g == nullptr) continue;
-        const std::unique_ptr<case_run> run = open_case(reg, s, options, record);
-        if (!run) continue;
-        const seed_result& checked = record.checks.emplace_back(run->check(seeds_for_run(options).front(), true));
-        if (!checked.passed()) {
-          std::fputs(format_seed_result(reg.name(), s, checked).c_str(), stdout);
-          record.verdict = case_verdict::fail;
-          record.message = "refusing to take the census of a kernel that is not correct (report above)";
-          continue;
-        }
-        record.census = run->census(options, *g);
-        std::fputs(format_census(case_label(reg.name(), s), *record.census).c_str(), stdout);
-        record.verdict = any_failing(record.census->findings) ? case_verdict::fail : case_verdict::pass;
-        if (record.verdict == case_verdict::fail) record.message = record.census->findings.front().text;
-      } catch (const std::exception& e) {
-        record.verdict = case_verdict::error;
-        record.message = e.what();
-      }
-    }
+    for (const kbench::shape& s : run_shapes(reg, options)) run_case(reg, s, options, mode);
   }
   for (const case_record& c : journal().cases) std::fputs(format_case_outcome(c).c_str(), stdout);
   return finish(program, options, 0);

@@ -94,9 +94,12 @@ inline std::string hex(std::uint64_t v) {
   return buffer;
 }
 
-inline json to_json(const std::vector<finding>& findings) {
+// The findings of one step of the procedure, each with that step as its source.
+inline json to_json(const std::vector<finding>& findings, finding_source source) {
   json all = json::array();
-  for (const finding& f : findings) all.push_back({{"kind", std::string(to_string(f.kind))}, {"text", f.text}});
+  for (const finding& f : findings) {
+    all.push_back({{"kind", std::string(to_string(f.kind))}, {"text", f.text}, {"source", std::string(to_string(source))}});
+  }
   return all;
 }
 
@@ -109,16 +112,27 @@ inline json to_json(const seed_result& s) {
             {"transfer_seconds", number(s.host_reference->transfer_seconds)},
             {"compute_seconds", number(s.host_reference->compute_seconds)}};
   }
-  return {{"seed", hex(s.seed)}, {"passed", s.passed()}, {"problems", texts(s.problems)}, {"findings", to_json(s.problems)},
+  return {{"seed", hex(s.seed)}, {"passed", s.passed()}, {"problems", texts(s.problems)}, {"findings", to_json(s.problems, finding_source::check)},
           {"outputs", outputs}, {"host_reference", host}};
 }
 
-inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>& copy) {
-  json stages = json::object();
-  for (const auto& [name, seconds] : t.stage_seconds) stages[name] = number(seconds);
-  const double per_second = 1.0 / t.optimized.median;
-  auto rate = [&](double per_launch) { return per_launch > 0 ? number(per_launch * per_second) : json(nullptr); };
-  json fraction = (copy && t.work.bytes > 0) ? number(t.work.bytes * per_second / copy->bytes_per_second) : json(nullptr);
+// A rate, or null where the case declares none of that work.
+inline json rate(double per_launch, double per_second) { return per_launch > 0 ? number(per_second) : json(nullptr); }
+
+// The optimized kernel's throughput (json_report's "throughput"), as judge_timing computed it.
+inline json throughput_json(const timing_result& t) {
+  const work_rates& o = t.throughput.optimized;
+  return {{"bytes_per_second", rate(t.work.bytes, o.bytes_per_second)},
+          {"flops_per_second", rate(t.work.flops, o.flops_per_second)},
+          {"tokens_per_second", rate(t.work.tokens, o.tokens_per_second)},
+          {"link_bytes_per_second", rate(t.work.link_bytes, o.link_bytes_per_second)},
+          {"fraction_of_copy_bandwidth", o.fraction_of_copy ? number(*o.fraction_of_copy) : json(nullptr)}};
+}
+
+// A timing, with the host seconds of each step of the perf procedure (`stages`) as its "stage_seconds".
+inline json to_json(const timing_result& t, const stage_times& stages) {
+  json stage_seconds = json::object();
+  for (const auto& [name, seconds] : stages) stage_seconds[name] = number(seconds);
   return {{"mode", std::string(to_string(t.mode))},
           {"method", t.method},
           {"launches_per_sample", t.launches_per_sample},
@@ -154,14 +168,11 @@ inline json to_json(const timing_result& t, const std::optional<copy_bandwidth>&
             {"flops", number(t.work.flops)},
             {"tokens", number(t.work.tokens)},
             {"link_bytes", number(t.work.link_bytes)}}},
-          {"throughput",
-           {{"bytes_per_second", rate(t.work.bytes)}, {"flops_per_second", rate(t.work.flops)},
-            {"tokens_per_second", rate(t.work.tokens)}, {"link_bytes_per_second", rate(t.work.link_bytes)},
-            {"fraction_of_copy_bandwidth", fraction}}},
+          {"throughput", throughput_json(t)},
           {"flags", texts(t.findings)},
           {"notes", texts(t.findings, false)},
-          {"findings", to_json(t.findings)},
-          {"stage_seconds", stages}};
+          {"findings", to_json(t.findings, finding_source::timing)},
+          {"stage_seconds", stage_seconds}};
 }
 
 inline json optional_figure(double v) { return v < 0 ? json(nullptr) : number(v); }
@@ -198,12 +209,14 @@ inline json to_json(const case_census& c) {
           {"profiler_launches", c.profiler_launches},
           {"reference", c.reference ? to_json(*c.reference) : json(nullptr)},
           {"optimized", to_json(c.optimized)},
-          {"findings", to_json(c.findings)}};
+          {"findings", to_json(c.findings, finding_source::census)}};
 }
 
 }  // namespace detail
 
-[[nodiscard]] inline std::string to_json(const run_record& run) {
+// The run as one "kbench-results/1" document: built once per program and handed to every writer (the JSON
+// file, the Markdown and CSV tables, the comparison with a baseline).
+[[nodiscard]] inline nlohmann::ordered_json results_document(const run_record& run) {
   using detail::json;
   using detail::number;
   json cases = json::array();
@@ -221,7 +234,7 @@ inline json to_json(const case_census& c) {
                      {"devices", c.devices},
                      {"devices_shared", c.devices_shared},
                      {"peer_access", c.peer_access},
-                     {"timing", c.timing ? detail::to_json(*c.timing, run.copy) : json(nullptr)},
+                     {"timing", c.timing ? detail::to_json(*c.timing, c.stage_seconds) : json(nullptr)},
                      {"census", c.census ? detail::to_json(*c.census) : json(nullptr)}});
   }
   const gpu_info& g = run.device;
@@ -232,7 +245,7 @@ inline json to_json(const case_census& c) {
             {"buffer_bytes", run.copy->buffer_bytes},
             {"seconds", detail::to_json(run.copy->seconds)}};
   }
-  const json document = {
+  return {
       {"schema", "kbench-results/1"},
       {"kbench_version", run.kbench_version},
       {"mode", std::string(to_string(run.mode))},
@@ -252,15 +265,16 @@ inline json to_json(const case_census& c) {
                                       : json(nullptr)},
       {"ceilings_seconds", number(run.ceilings_seconds)},
       {"cases", cases}};
-  return document.dump(2);
 }
 
-// Writes the run to `path`; a file that cannot be written is an error, not a silent loss. A path ending
-// in '/' names a folder: the file is <folder>/<program>.<mode>.json, so one setting serves every test
-// program of a ctest run.
-// The JSON text of a run (to_json) to `path`; a path ending in '/' is a folder, the file named after the
-// program and mode.
-inline void write_json_text(const std::string& text, run_mode mode, std::string path, const std::string& program) {
+// The document's text, as the JSON file holds it.
+[[nodiscard]] inline std::string to_json(const run_record& run) { return results_document(run).dump(2); }
+
+// Writes a run's document (results_document) to `path`; a file that cannot be written is an error, not a
+// silent loss. A path ending in '/' names a folder: the file is <folder>/<program>.<mode>.json, so one
+// setting serves every test program of a ctest run.
+inline void write_json_document(const nlohmann::ordered_json& document, run_mode mode, std::string path,
+                                const std::string& program) {
   if (!path.empty() && path.back() == '/') {
     const std::size_t slash = program.find_last_of('/');
     path += (slash == std::string::npos ? program : program.substr(slash + 1)) + "." + std::string(to_string(mode)) +
@@ -268,12 +282,12 @@ inline void write_json_text(const std::string& text, run_mode mode, std::string 
   }
   std::ofstream file(path);
   if (!file) throw error("cannot write the JSON report to '" + path + "'");
-  file << text << '\n';
+  file << document.dump(2) << '\n';
   if (!file) throw error("writing the JSON report to '" + path + "' failed");
 }
 
 inline void write_json(const run_record& run, std::string path, const std::string& program = "kbench") {
-  write_json_text(to_json(run), run.mode, std::move(path), program);
+  write_json_document(results_document(run), run.mode, std::move(path), program);
 }
 
 }  // namespace kbench

@@ -53,6 +53,15 @@ struct finding {
   [[nodiscard]] bool fails() const { return kind != finding_kind::note; }
 };
 
+// Which step of a case's procedure found it: a correctness run (its problems), the timing run (its
+// findings), or the census. Each step keeps its own; a case's outcome lists them all, each with its source.
+enum class finding_source { check, timing, census };
+
+// A finding as a case's outcome lists it (perf_outcome::findings): with the step that found it.
+struct sourced_finding : finding {
+  finding_source source = finding_source::check;
+};
+
 // The texts of the findings that fail (or, with `failing` false, of the notes).
 [[nodiscard]] inline std::vector<std::string> texts(const std::vector<finding>& findings, bool failing = true) {
   std::vector<std::string> out;
@@ -110,6 +119,15 @@ struct finding {
   return "?";
 }
 
+[[nodiscard]] constexpr std::string_view to_string(finding_source s) {
+  switch (s) {
+    case finding_source::check: return "check";
+    case finding_source::timing: return "timing";
+    case finding_source::census: return "census";
+  }
+  return "?";
+}
+
 [[nodiscard]] constexpr std::string_view to_string(finding_kind k) {
   switch (k) {
     case finding_kind::stray_write: return "stray_write";
@@ -129,6 +147,5 @@ struct finding {
   }
   return "?";
 }
-
 
 }  // namespace kbench

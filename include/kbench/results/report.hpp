@@ -122,10 +122,51 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
   }
 }
 
+namespace detail {
+
+// "4.10 TB/s (97.1% of copy)": a bandwidth, and its share of the copy bandwidth when that is known.
+inline std::string format_bandwidth(const work_rates& r) {
+  const std::string share = r.fraction_of_copy ? fmt::format(" ({:.1f}% of copy)", 100.0 * *r.fraction_of_copy) : "";
+  return format_rate(r.bytes_per_second, 1.0, "B") + share;
+}
+
+// The throughput lines of a timing: bandwidth, compute, tokens and links, those the case declares work for.
+inline std::string format_throughput(const timing_result& t) {
+  const work_rates& o = t.throughput.optimized;
+  const work_rates* r = t.throughput.reference ? &*t.throughput.reference : nullptr;
+  std::string out;
+  if (t.work.bytes > 0) {
+    out += fmt::format("  bandwidth  {} optimized{}\n", format_bandwidth(o),
+                       r ? ", " + format_bandwidth(*r) + " reference" : std::string());
+  }
+  if (t.work.flops > 0) out += fmt::format("  compute    {}\n", format_rate(o.flops_per_second, 1.0, "FLOP"));
+  if (t.work.tokens > 0) out += fmt::format("  tokens     {}\n", format_rate(o.tokens_per_second, 1.0, "token"));
+  if (t.work.link_bytes > 0) {
+    out += fmt::format("  links      {} optimized between the GPUs{}\n", format_rate(o.link_bytes_per_second, 1.0, "B"),
+                       r ? ", " + format_rate(r->link_bytes_per_second, 1.0, "B") + " reference" : std::string());
+  }
+  return out;
+}
+
+// "  wall       1.234 s on the host: first check 50.00 ms, sampling ..."; empty without stages.
+inline std::string format_stages(const stage_times& stages) {
+  if (stages.empty()) return {};
+  double wall = 0.0;
+  std::string parts;
+  for (const auto& [stage, seconds] : stages) {
+    wall += seconds;
+    parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", stage, format_duration(seconds));
+  }
+  return fmt::format("  wall       {} on the host: {}\n", format_duration(wall), parts);
+}
+
+}  // namespace detail
+
 // The timing of one case at one shape: statistics of both kernels, speedup with its interval and verdict,
-// throughput against the copy bandwidth (0 if unknown), the method, and every flag and note.
+// throughput (t.throughput, against the copy bandwidth when it was known), the method, the host seconds
+// of each step of the perf procedure (`stages`), and the timing's own flags and notes.
 [[nodiscard]] inline std::string format_timing(const std::string& name, const timing_result& t,
-                                               double copy_bytes_per_second) {
+                                               const stage_times& stages) {
   std::string out = fmt::format("{}\n  method     {}\n  samples    {}\n", name, t.method, sample_unit(t));
   out += fmt::format("  optimized  {}, median known to +-{:.2f}%\n", format_stats(t.optimized), 100 * t.optimized_precision);
   if (t.reference) {
@@ -136,36 +177,9 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
   } else {
     out += "  reference  a host function (not timed)\n";
   }
-  auto fraction = [&](double seconds) {
-    return copy_bytes_per_second > 0 ? fmt::format(" ({:.1f}% of copy)", 100.0 * t.work.bytes / seconds / copy_bytes_per_second)
-                                     : std::string();
-  };
   out += fmt::format("  latency    {} cold, {} hot (one launch, less the event-pair floor: what a profiler reports)\n",
                      format_duration(t.latency), format_duration(t.hot_latency));
-  if (t.work.bytes > 0) {
-    out += fmt::format("  bandwidth  {}{} optimized", format_rate(t.work.bytes, t.optimized.median, "B"),
-                       fraction(t.optimized.median));
-    if (t.reference) {
-      out += fmt::format(", {}{} reference", format_rate(t.work.bytes, t.reference->median, "B"),
-                         fraction(t.reference->median));
-    }
-    out += "\n";
-  }
-  if (t.work.flops > 0) out += fmt::format("  compute    {}\n", format_rate(t.work.flops, t.optimized.median, "FLOP"));
-  if (t.work.tokens > 0) out += fmt::format("  tokens     {}\n", format_rate(t.work.tokens, t.optimized.median, "token"));
-  if (t.work.link_bytes > 0) {
-    out += fmt::format("  links      {} optimized between the GPUs{}\n", format_rate(t.work.link_bytes, t.optimized.median, "B"),
-                       t.reference ? ", " + format_rate(t.work.link_bytes, t.reference->median, "B") + " reference" : std::string());
-  }
-  if (!t.stage_seconds.empty()) {
-    double wall = 0.0;
-    std::string parts;
-    for (const auto& [stage, seconds] : t.stage_seconds) {
-      wall += seconds;
-      parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", stage, format_duration(seconds));
-    }
-    out += fmt::format("  wall       {} on the host: {}\n", format_duration(wall), parts);
-  }
+  out += detail::format_throughput(t) + detail::format_stages(stages);
   for (const std::string& f : texts(t.findings)) out += fmt::format("  ! {}\n", f);
   for (const std::string& n : texts(t.findings, false)) out += fmt::format("  note: {}\n", n);
   return out;

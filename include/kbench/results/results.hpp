@@ -18,8 +18,12 @@
 #include "comparison_result.hpp"
 #include "outcome.hpp"
 #include "statistics.hpp"
+#include "throughput.hpp"
 
 namespace kbench {
+
+// Host seconds of each step of a procedure, in order: ("first check", 0.05), ("sampling", 1.2)...
+using stage_times = std::vector<std::pair<std::string, double>>;
 
 // The GPU the program runs on, or why there is none.
 struct gpu_info {
@@ -114,10 +118,12 @@ struct timing_result {
   long long reference_graph_operations = -1;
   long long optimized_graph_operations = -1;
   work_model work;
+  throughput_figures throughput;          // of `work`, computed once by judge_timing
   perf_expectations expectations;
-  std::vector<finding> findings;          // each but a note fails the perf test
-  // Host seconds of each step of the perf procedure (checks, warm-up, sampling, audit...), in order.
-  std::vector<std::pair<std::string, double>> stage_seconds;
+  std::vector<finding> findings;          // the timing's own; each but a note fails the perf test
+  // Host seconds of each step of the timing run (warm-up, sampling, audit...), in order; the perf
+  // procedure's whole list, checks and census included, is perf_outcome's (and case_record's).
+  stage_times stage_seconds;
 
   [[nodiscard]] bool flagged() const { return any_failing(findings); }
 };
@@ -131,6 +137,7 @@ struct case_record {
   std::vector<seed_result> checks;
   std::optional<timing_result> timing;
   std::optional<case_census> census;  // perf and census runs of a correct kernel
+  stage_times stage_seconds;          // perf runs: host seconds of each step of the perf procedure
   double wall_seconds = 0.0;  // from the start of this case's test to its end, checks included
   // The GPUs the case ran on (logical device d on devices[d]; one for most cases), whether two of them
   // were one GPU (--share-devices), and whether every pair of distinct GPUs had peer access.
@@ -154,24 +161,37 @@ struct device_ceilings {
   double seconds = 0.0;  // host time the two measurements took
 };
 
-// What `<program> perf` does for one case at one shape: a correctness run, the timing, and a second
-// correctness run with another seed. The timing is absent when the first run fails (a wrong kernel is
-// never timed).
+// What `<program> perf` does for one case at one shape: a correctness run, the timing, the census, and a
+// second correctness run with another seed; each step's own result, as the step returned it, and the host
+// seconds of every step. The timing is absent when the first run fails (a wrong kernel is never timed).
 struct perf_outcome {
   seed_result before;
   std::optional<timing_result> timing;
   std::optional<case_census> census;
   std::optional<seed_result> after;
+  stage_times stage_seconds;  // the first check, the timing run's steps, the census, the second check
   [[nodiscard]] bool passed() const { return failure().empty(); }
   // Why the perf test fails, in one line; empty when it passes.
   [[nodiscard]] std::string failure() const {
     if (!before.passed()) return "refusing to time a kernel that is not correct (report above)";
     if (!timing) return "not timed";
-    for (const finding& f : timing->findings) {
-      if (f.fails()) return f.text;
+    for (const sourced_finding& f : findings()) {
+      if (f.fails() && f.source != finding_source::check) return f.text;
     }
     if (!after || !after->passed()) return "the optimized kernel was correct before timing and wrong after it (report above)";
     return {};
+  }
+  // Every finding of every step, in the order of the steps, each once and with its source.
+  [[nodiscard]] std::vector<sourced_finding> findings() const {
+    std::vector<sourced_finding> all;
+    auto add = [&all](const std::vector<finding>& found, finding_source source) {
+      for (const finding& f : found) all.push_back({f, source});
+    };
+    add(before.problems, finding_source::check);
+    if (timing) add(timing->findings, finding_source::timing);
+    if (census) add(census->findings, finding_source::census);
+    if (after) add(after->problems, finding_source::check);
+    return all;
   }
 };
 

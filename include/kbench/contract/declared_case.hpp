@@ -1,0 +1,170 @@
+// kbench/contract/declared_case.hpp: a case's declaration as the runner reads it. The case function speaks
+// to kernel_case (kernel_case.hpp), whose verbs fill a declared_case; the procedure reads that through
+// detail::declared(c), a field per verb under the verb's own name (`c.requires_alignment(16)` is
+// `declared(c).requires_alignment`), so what an author can call and what the runner can read are separate
+// types.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "buffer_handle.hpp"
+#include "declaration.hpp"
+#include "distribution.hpp"
+#include "dtype.hpp"
+#include "devices.hpp"
+#include "error.hpp"
+#include "platform.hpp"
+#include "shape.hpp"
+#include "tolerance.hpp"
+
+namespace kbench {
+
+using launch_function = std::function<void(hipStream_t)>;
+// The launch of a case that spans several devices (kernel_case::devices): one stream per device.
+using device_launch_function = std::function<void(const device_streams&)>;
+using host_function = std::function<void()>;
+
+class kernel_case;
+
+namespace detail {
+
+struct declared_case {
+  std::string name;
+  kbench::shape shape;
+  std::vector<std::unique_ptr<buffer_slot>> buffers;  // in declaration order
+  launch_function device_reference;                   // reference(): one stream
+  device_launch_function device_reference_on_each;    // reference(): a stream per device
+  host_function host_reference;
+  launch_function optimized;
+  device_launch_function optimized_on_each;
+  int devices = 0;  // devices(): 0 when the case never said (one device)
+  bool requires_peer_access = false;
+  std::optional<kbench::tolerance> case_tolerance;  // tolerance(policy): outputs without their own
+  work_model work;                                  // bytes_moved(), flops(), tokens(), link_bytes()
+  perf_expectations expectations;                   // require_speedup(), require_bandwidth(), allow_speedup_up_to()
+  census_expectations census;                       // expect_kernels(), expect_registers_at_most(), ...
+  bool deterministic = false;
+  host_function oracle;
+  double oracle_ratio = 2.0;
+  std::size_t requires_alignment = 1;
+  mutable std::vector<std::string> asked;  // dim() calls, for unasked_dimensions()
+
+  [[noreturn]] void fail(const std::string& what) const {
+    throw usage_error("case '" + name + "' [" + shape.to_string() + "] " + what);
+  }
+  // A new buffer, checked: a unique name, extents > 0, addressable (kernel_case's input(), output(), inout()).
+  buffer_slot& add_buffer(std::string buffer_name, buffer_role role, dtype type,
+                          std::initializer_list<std::int64_t> extents) {
+    for (const auto& b : buffers) {
+      if (b->name == buffer_name) fail("declares buffer '" + buffer_name + "' twice");
+    }
+    if (extents.size() == 0) fail("buffer '" + buffer_name + "' has no extents");
+    auto slot = std::make_unique<buffer_slot>();
+    std::size_t size = 1;
+    for (std::int64_t e : extents) {
+      if (e <= 0) {
+        fail("buffer '" + buffer_name + "' has extent " + std::to_string(e) +
+             ": every extent must be > 0 (an empty buffer tests nothing)");
+      }
+      if (size > std::numeric_limits<std::size_t>::max() / info(type).size / static_cast<std::size_t>(e)) {
+        fail("buffer '" + buffer_name + "' is too large to address");
+      }
+      size *= static_cast<std::size_t>(e);
+      slot->extents.push_back(static_cast<std::size_t>(e));
+    }
+    slot->name = std::move(buffer_name);
+    slot->role = role;
+    slot->type = type;
+    slot->size = size;
+    buffers.push_back(std::move(slot));
+    return *buffers.back();
+  }
+
+  // A buffer whose values kbench draws (an input, or an in-place buffer), its distribution within the
+  // range of its type.
+  buffer_slot& add_drawn(std::string buffer_name, buffer_role role, dtype type,
+                         std::initializer_list<std::int64_t> extents, const distribution& init) {
+    buffer_slot& slot = add_buffer(std::move(buffer_name), role, type, extents);
+    if (init.shape == distribution::kind::uniform) {
+      const double largest = slot.type == dtype::f16      ? 65504.0
+                             : slot.type == dtype::f8e4m3 ? 448.0
+                                                          : std::numeric_limits<double>::max();
+      if (std::fabs(init.a) > largest || std::fabs(init.b) > largest) {
+        fail("input '" + slot.name + "': " + init.describe() + " exceeds the range of " + std::string(info(slot.type).name));
+      }
+    }
+    slot.init = init;
+    return slot;
+  }
+
+  [[nodiscard]] int device_count() const { return devices == 0 ? 1 : devices; }
+  [[nodiscard]] bool has_device_reference() const { return device_reference || device_reference_on_each; }
+
+  // Runs the reference (device) or the optimized launch on `streams`, with device 0 current; a launch of
+  // one stream gets device 0's.
+  void run_launch(bool optimized_side, const device_streams& streams) const {
+    const launch_function& single = optimized_side ? optimized : device_reference;
+    const device_launch_function& each = optimized_side ? optimized_on_each : device_reference_on_each;
+    if (each) {
+      each(streams);
+    } else {
+      single(streams[0]);
+    }
+  }
+
+  // An output's tolerance: its own, else the case's, else its dtype's default.
+  [[nodiscard]] kbench::tolerance tolerance_of(const buffer_slot& out) const {
+    if (out.tol) return *out.tol;
+    if (case_tolerance) return *case_tolerance;
+    return default_tolerance(out.type);
+  }
+
+  // The buffers as plain data (what `<program> list` prints and --max-elements counts).
+  [[nodiscard]] std::vector<declared_buffer> declared_buffers() const {
+    std::vector<declared_buffer> out;
+    for (const auto& b : buffers) {
+      out.push_back({b->name, b->role, b->type, b->extents, b->size, b->padded() ? b->pitch : 0, b->device_index});
+    }
+    return out;
+  }
+
+  // The dimensions of the shape that the case function never asked for (a shape given at run time must
+  // have none: a typo would otherwise run the case at some other size).
+  [[nodiscard]] std::vector<std::string> unasked_dimensions() const {
+    std::vector<std::string> unasked;
+    for (const auto& d : shape.dims()) {
+      bool was_asked = false;
+      for (const std::string& a : asked) was_asked = was_asked || a == d.first;
+      if (!was_asked) unasked.push_back(d.first);
+    }
+    return unasked;
+  }
+
+  // Throws usage_error unless the declaration is complete: outputs, one reference, an optimized launch.
+  void validate() const {
+    bool has_output = false;
+    for (const auto& b : buffers) has_output = has_output || b->role != buffer_role::input;
+    if (!has_output) fail("declares no output: there is nothing to check");
+    if (!has_device_reference() && !host_reference) fail("declares no reference: call reference() or host_reference()");
+    if (has_device_reference() && host_reference) fail("declares both a device and a host reference: keep one");
+    if (!optimized && !optimized_on_each) fail("declares no optimized launch: call optimized()");
+    if (oracle && host_reference) {
+      fail("declares an oracle and a host reference: the host reference computes in double already; keep one");
+    }
+  }
+};
+
+// What a case declared, for the runner (kernel_case.hpp defines it).
+const declared_case& declared(const kernel_case& c);
+
+}  // namespace detail
+}  // namespace kbench

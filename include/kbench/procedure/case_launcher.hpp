@@ -1,0 +1,95 @@
+// kbench/procedure/case_launcher.hpp: the launches of one case. A case's handles point at memory only for
+// the length of one launch (or one host function): bound here, then unbound on every path, so that no
+// stage finds a handle pointing at memory it has since changed. Whoever owns the memory says where each
+// buffer is (case_buffers.hpp for input set 0, timed_input_sets.hpp for the timed launches); this class
+// only binds, launches across the case's devices and checks the launch's error.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "../contract/error.hpp"
+#include "../contract/kernel_case.hpp"
+#include "case_devices.hpp"
+
+namespace kbench {
+namespace detail {
+
+// Which kernel a launch runs, and whose buffers it writes.
+enum class side { reference, optimized };
+[[nodiscard]] inline const char* name_of(side s) { return s == side::optimized ? "optimized" : "reference"; }
+
+class case_launcher {
+ public:
+  case_launcher(const declared_case& declaration, case_devices& devices) : case_(declaration), devices_(devices) {
+    for (const auto& slot : case_.buffers) (slot->role == buffer_role::input ? inputs_ : outputs_).push_back(slot.get());
+  }
+  case_launcher(const case_launcher&) = delete;
+  case_launcher& operator=(const case_launcher&) = delete;
+
+  // A launch of `target` with input k bound to input_at(k) and output k to output_at(k) (declaration
+  // order among the inputs, and among the outputs) for the length of the call. A case of several devices
+  // forks from the case's stream before and joins it after.
+  template <class InputAt, class OutputAt>
+  void launch_on(side target, InputAt&& input_at, OutputAt&& output_at) {
+    for (std::size_t k = 0; k < inputs_.size(); ++k) inputs_[k]->device = input_at(k);
+    for (std::size_t k = 0; k < outputs_.size(); ++k) outputs_[k]->device = output_at(k);
+    run_bound(target);
+  }
+  // The same on memory of the caller's: `inputs` and `outputs` in declaration order.
+  void launch_at(side target, const std::vector<void*>& inputs, const std::vector<void*>& outputs) {
+    launch_on(target, [&](std::size_t k) { return inputs[k]; }, [&](std::size_t k) { return outputs[k]; });
+  }
+
+  // Host values bound to the handles for the length of a host function.
+  template <class Compute>
+  void with_host_values(const std::vector<const double*>& in_values, std::vector<std::vector<double>>& out_values,
+                        Compute&& compute) {
+    for (std::size_t k = 0; k < inputs_.size(); ++k) inputs_[k]->host = const_cast<double*>(in_values[k]);
+    for (std::size_t k = 0; k < outputs_.size(); ++k) outputs_[k]->host = out_values[k].data();
+    try {
+      compute();
+    } catch (...) {
+      unbind();
+      throw;
+    }
+    unbind();
+  }
+
+ private:
+  // Runs the launch of `target` on whatever the handles are bound to, then unbinds them and checks the
+  // launch's error.
+  void run_bound(side target) {
+    try {
+      devices_.fork();
+      case_.run_launch(target == side::optimized, devices_.as_streams());
+      if (devices_.count() > 1) KBENCH_HIP_CHECK(hipSetDevice(devices_.ordinal(0)));  // the launch moved it
+      devices_.join();
+    } catch (...) {
+      (void)hipSetDevice(devices_.ordinal(0));
+      unbind();
+      throw;
+    }
+    unbind();
+    const hipError_t status = hipGetLastError();
+    if (status != hipSuccess) {
+      throw hip_error(status, fmt::format("the {} launch of '{}' failed: {} ({})", name_of(target), case_.name,
+                                          hipGetErrorName(status), hipGetErrorString(status)));
+    }
+  }
+  void unbind() {
+    for (const auto& slot : case_.buffers) {
+      slot->device = nullptr;
+      slot->host = nullptr;
+    }
+  }
+
+  const declared_case& case_;
+  case_devices& devices_;
+  std::vector<buffer_slot*> inputs_, outputs_;  // the handles, in declaration order
+};
+
+}  // namespace detail
+}  // namespace kbench

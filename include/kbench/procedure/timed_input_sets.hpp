@@ -1,0 +1,238 @@
+// kbench/procedure/timed_input_sets.hpp: the input sets of a timing run's timed launches (timing_run.hpp
+// alone holds them, for the length of one run). Launch i of a sample reads input set i + 1: every input,
+// and for in-place buffers their drawn values, which each launch works on in a copy of its own (one per
+// launch and side, guarded). Before every sample all sets are drawn anew, outside the timed region, and
+// each input's fingerprint is added up as drawn and again after the launches: a launch that changed a
+// timed input shows as two sums that differ.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../contract/device_buffer.hpp"
+#include "../engines/integrity.hpp"
+#include "../engines/random.hpp"
+#include "../results/outcome.hpp"
+#include "case_buffers.hpp"
+#include "device_work.hpp"
+
+namespace kbench {
+namespace detail {
+
+// `count` copies of one buffer in one allocation, each at a stride of whole 256 bytes (every copy as
+// aligned as an allocation), so that one kernel draws, fingerprints or restores them all.
+class set_block {
+ public:
+  set_block() = default;
+  set_block(std::size_t bytes, int count)
+      : stride_((bytes + 255) / 256 * 256), count_(count), memory_(stride_ * static_cast<std::size_t>(count)) {}
+  [[nodiscard]] void* at(int k) const {
+    return static_cast<unsigned char*>(memory_.data()) + static_cast<std::size_t>(k) * stride_;
+  }
+  [[nodiscard]] void* data() const { return memory_.data(); }
+  [[nodiscard]] std::size_t bytes() const { return memory_.bytes(); }
+  [[nodiscard]] std::size_t stride() const { return stride_; }
+  [[nodiscard]] int count() const { return count_; }
+
+ private:
+  std::size_t stride_ = 0;
+  int count_ = 0;
+  device_allocation memory_;
+};
+
+// The timed sets of one drawn buffer (an input, or an in-place output; for other outputs all empty).
+struct timed_buffer {
+  set_block sets;    // its values in input sets 1..
+  set_block source;  // what the cheap redraws rearrange (drawn once per timing run)
+  device_buffer<unsigned long long> fingerprints;  // inputs: the sets' sums, as drawn and after
+  guarded_output working_reference;                // in-place buffers: one working copy per launch, per side,
+  guarded_output working_optimized;                // at the sets' stride
+  [[nodiscard]] guarded_output& working(side target) {
+    return target == side::optimized ? working_optimized : working_reference;
+  }
+};
+
+class timed_input_sets {
+ public:
+  // Bytes of one input set: every input and every in-place buffer, each at a stride of whole 256 bytes.
+  [[nodiscard]] static std::size_t bytes_per_set(const case_buffers& buffers) {
+    std::size_t bytes = 0;
+    for (std::size_t k = 0; k < buffers.input_count(); ++k) bytes += stride_bytes(buffers.input_slot(k));
+    for (std::size_t k = 0; k < buffers.output_count(); ++k) {
+      bytes += buffers.in_place(k) ? stride_bytes(buffers.output_slot(k)) : 0;
+    }
+    return bytes;
+  }
+
+  // Input sets 1 .. count, the values their cheap redraws rearrange (drawn here), and the in-place
+  // working copies of both sides.
+  timed_input_sets(case_buffers& buffers, int count)
+      : buffers_(buffers), inputs_(buffers.input_count()), outputs_(buffers.output_count()) {
+    for (std::size_t k = 0; k < inputs_.size(); ++k) {
+      const buffer_slot& slot = buffers_.input_slot(k);
+      const current_device here = buffers_.on(slot);
+      timed_buffer& in = inputs_[k];
+      in.sets = set_block(slot.storage_bytes(), count);
+      in.source = set_block(slot.storage_bytes(), count);
+      in.fingerprints = device_buffer<unsigned long long>(2);
+      KBENCH_HIP_CHECK(hipMemsetAsync(in.fingerprints.data(), 0, in.fingerprints.bytes(), buffers_.stream_of(slot)));
+    }
+    for (std::size_t k = 0; k < outputs_.size(); ++k) {
+      if (!buffers_.in_place(k)) continue;
+      const buffer_slot& slot = buffers_.output_slot(k);
+      const current_device here = buffers_.on(slot);
+      timed_buffer& out = outputs_[k];
+      out.sets = set_block(slot.storage_bytes(), count);
+      out.source = set_block(slot.storage_bytes(), count);
+      out.working_reference = guarded_output(out.sets.bytes());
+      out.working_optimized = guarded_output(out.sets.bytes());
+      for (const side target : {side::reference, side::optimized}) {
+        out.working(target).prepare(dtype::u8, out.sets.bytes(), buffers_.stream_of(slot));  // arms the guards
+      }
+    }
+    for_each_drawn([&](const buffer_slot& slot, std::size_t stream_id, timed_buffer& timed) {
+      fill_random(timed.source.data(), slot.type, timed.source.bytes() / info(slot.type).size, slot.init,
+                  draw_seed(~0ull), stream_id, buffers_.stream_of(slot));
+    });
+    buffers_.devices().join();
+  }
+  timed_input_sets(const timed_input_sets&) = delete;
+  timed_input_sets& operator=(const timed_input_sets&) = delete;
+
+  // Every input set drawn anew, outside any timed region, so that no timed launch reads inputs an earlier
+  // launch has seen (draw > 0 numbers the draws). Fresh: from the generator, with a seed of its own.
+  // Otherwise, cheaper: the values drawn once (source), rotated by an offset of the draw's own, which
+  // keeps every value of the declared distribution and gives each element a value no launch has seen
+  // there (arange inputs, whose values are their indices, stay in place). Each input's fingerprint as
+  // drawn is added up on the device, to be matched by fingerprint_after_launches().
+  void redraw(std::uint64_t draw, bool fresh) {
+    for_each_drawn([&](const buffer_slot& slot, std::size_t stream_id, timed_buffer& timed) {
+      const std::size_t elements = timed.sets.bytes() / info(slot.type).size;
+      if (fresh) {
+        fill_random(timed.sets.data(), slot.type, elements, slot.init, draw_seed(draw), stream_id, buffers_.stream_of(slot));
+      } else {
+        const bool in_place_values = slot.init.shape == distribution::kind::arange;
+        const std::size_t offset = in_place_values || elements < 2 ? 0 : 1 + mix_seed(draw_seed(draw) ^ stream_id) % (elements - 1);
+        rotate_elements(timed.sets.data(), timed.source.data(), slot.type, elements, offset, buffers_.stream_of(slot));
+      }
+    });
+    fingerprint_inputs(0);
+  }
+
+  // The fingerprints of the input sets after the launches that read them (never while timed).
+  void fingerprint_after_launches() { fingerprint_inputs(1); }
+
+  // The inputs that some timed launch changed: their fingerprints after the launches differ from those
+  // as drawn.
+  [[nodiscard]] std::vector<std::string> changed_inputs() {
+    std::vector<unsigned long long> sums(2 * inputs_.size());
+    for (std::size_t k = 0; k < inputs_.size(); ++k) {
+      const buffer_slot& slot = buffers_.input_slot(k);
+      const current_device here = buffers_.on(slot);
+      KBENCH_HIP_CHECK(hipMemcpyAsync(sums.data() + 2 * k, inputs_[k].fingerprints.data(), inputs_[k].fingerprints.bytes(),
+                                      hipMemcpyDeviceToHost, buffers_.stream_of(slot)));
+    }
+    buffers_.synchronize();
+    std::vector<std::string> changed;
+    for (std::size_t k = 0; k < inputs_.size(); ++k) {
+      if (sums[2 * k] != sums[2 * k + 1]) changed.push_back(buffers_.input_slot(k).name);
+    }
+    return changed;
+  }
+
+  // The in-place working copies of `target` for the first `launches` launches get their input sets'
+  // drawn values (outside any timed region).
+  void restore_working(side target, int launches) {
+    for (std::size_t k = 0; k < outputs_.size(); ++k) {
+      if (!buffers_.in_place(k)) continue;
+      const buffer_slot& slot = buffers_.output_slot(k);
+      const current_device here = buffers_.on(slot);
+      timed_buffer& out = outputs_[k];
+      KBENCH_HIP_CHECK(hipMemcpyAsync(out.working(target).data(), out.sets.data(),
+                                      out.sets.stride() * static_cast<std::size_t>(launches), hipMemcpyDeviceToDevice,
+                                      buffers_.stream_of(slot)));
+    }
+    buffers_.devices().join();
+  }
+
+  // Launch `launch` of a timed sample of `target`: input set launch + 1, and for in-place buffers that
+  // launch's working copy.
+  void launch(side target, int launch) {
+    buffers_.launcher().launch_on(target, [&](std::size_t k) { return inputs_[k].sets.at(launch); },
+                                  [&](std::size_t k) { return output_of(target, k, launch); });
+  }
+
+  // Where launch `launch` of a sample of `target` writes output k.
+  [[nodiscard]] void* output_of(side target, std::size_t k, int launch) {
+    if (!buffers_.in_place(k)) return buffers_.output_data(target, k);
+    return static_cast<unsigned char*>(outputs_[k].working(target).data()) +
+           static_cast<std::size_t>(launch) * outputs_[k].sets.stride();
+  }
+
+  // Where the input set of launch `launch` lives, for a host function to read.
+  [[nodiscard]] input_set_view input_set(int launch) const {
+    input_set_view view;
+    for (const timed_buffer& in : inputs_) view.inputs.push_back(in.sets.at(launch));
+    for (std::size_t k = 0; k < outputs_.size(); ++k) {
+      view.starts.push_back(buffers_.in_place(k) ? outputs_[k].sets.at(launch) : nullptr);
+    }
+    return view;
+  }
+
+  // A finding for each in-place buffer whose working copies of `target` a launch wrote outside of.
+  void check_working_guards(side target, const std::string& context, std::vector<finding>& found) {
+    for (std::size_t k = 0; k < outputs_.size(); ++k) {
+      if (!buffers_.in_place(k) || outputs_[k].sets.count() == 0) continue;
+      const buffer_slot& slot = buffers_.output_slot(k);
+      const current_device here = buffers_.on(slot);
+      const std::string stray = outputs_[k].working(target).check_guards();
+      if (!stray.empty()) {
+        found.push_back({finding_kind::stray_write,
+                         fmt::format("{}the {} kernel wrote outside the timed copies of in-place buffer '{}': {}",
+                                     context, name_of(target), slot.name, stray)});
+      }
+    }
+  }
+
+ private:
+  [[nodiscard]] static std::size_t stride_bytes(const buffer_slot& slot) { return (slot.storage_bytes() + 255) / 256 * 256; }
+  [[nodiscard]] std::uint64_t draw_seed(std::uint64_t draw) const {
+    return buffers_.seed() + 0x9E3779B97F4A7C15ull * draw;
+  }
+
+  // f(slot, random stream id, timed buffer) for every buffer whose values kbench draws, each on the
+  // buffer's device; device 0's stream joins them after.
+  template <class F>
+  void for_each_drawn(F&& f) {
+    for (std::size_t k = 0; k < inputs_.size(); ++k) {
+      const current_device here = buffers_.on(buffers_.input_slot(k));
+      f(buffers_.input_slot(k), buffers_.input_stream_id(k), inputs_[k]);
+    }
+    for (std::size_t k = 0; k < outputs_.size(); ++k) {
+      if (!buffers_.in_place(k)) continue;
+      const current_device here = buffers_.on(buffers_.output_slot(k));
+      f(buffers_.output_slot(k), buffers_.output_stream_id(k), outputs_[k]);
+    }
+    buffers_.devices().join();
+  }
+
+  // Each input's fingerprint over its timed sets, added to its sum `which` (0: as drawn, 1: after).
+  void fingerprint_inputs(int which) {
+    for (std::size_t k = 0; k < inputs_.size(); ++k) {
+      const buffer_slot& slot = buffers_.input_slot(k);
+      const current_device here = buffers_.on(slot);
+      add_fingerprint(inputs_[k].sets.data(), inputs_[k].sets.bytes(), inputs_[k].fingerprints.data() + which,
+                      buffers_.stream_of(slot));
+    }
+    buffers_.devices().join();
+  }
+
+  case_buffers& buffers_;
+  std::vector<timed_buffer> inputs_;   // per input
+  std::vector<timed_buffer> outputs_;  // per output; empty unless in place
+};
+
+}  // namespace detail
+}  // namespace kbench

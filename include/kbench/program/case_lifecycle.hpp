@@ -1,0 +1,50 @@
+// kbench/program/case_lifecycle.hpp: the life of one case at one shape, the same in every mode of a program
+// (correctness, perf, census): its record in the journal, the filters, the GPU, the case opened on its GPUs,
+// the mode's work, and an exception recorded as the case's error. Each mode says only what differs: how it
+// reports a case that does not run, what it prepares once the GPU is known, its work, and what else it does
+// with an error. HIP-free; compiled once per program.
+#pragma once
+
+#include <exception>
+#include <memory>
+
+#include "program.hpp"
+
+namespace kbench {
+namespace detail {
+
+// What one mode does with a case; run_case() calls it.
+class case_mode {
+ public:
+  virtual ~case_mode() = default;
+  // The case was filtered out or skipped (record.verdict says which, record.message why).
+  virtual void not_run(const case_record& record) { (void)record; }
+  // The GPU is usable; called before the case's wall time starts (once-per-program work goes here).
+  virtual void prepare(const gpu_info& g) { (void)g; }
+  // The mode's work on the opened case; it sets record.verdict.
+  virtual void run(case_run& instance, const gpu_info& g, case_record& record) = 0;
+  // An exception ended the case, recorded already as its error; a mode may report it, or rethrow it.
+  virtual void failed(const std::exception& e, const case_record& record) { (void)e, (void)record; }
+};
+
+// One case at one shape in `mode`. The case's wall time runs from opening the case to its end: the
+// device's opening and the once-per-program measurements are reported on their own.
+inline void run_case(const case_registration& reg, const kbench::shape& s, const run_options& options, case_mode& mode) {
+  case_record& record = new_record(reg, s);
+  try {
+    const gpu_info* g = filtered_out(reg, s, options, record) ? nullptr : gpu_or_skip(options, record);
+    if (g == nullptr) return mode.not_run(record);
+    mode.prepare(*g);
+    const wall_timer wall(record);
+    const std::unique_ptr<case_run> instance = open_case(reg, s, options, record);
+    if (!instance) return mode.not_run(record);
+    mode.run(*instance, *g, record);
+  } catch (const std::exception& e) {
+    record.verdict = case_verdict::error;
+    record.message = e.what();
+    mode.failed(e, record);
+  }
+}
+
+}  // namespace detail
+}  // namespace kbench
