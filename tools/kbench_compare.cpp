@@ -1,7 +1,9 @@
 // kbench-compare: a perf run against an earlier one, for CI. Host-only.
-//   kbench-compare OLD.json NEW.json [--threshold 0.05] [--json PATH] [--markdown PATH]
-// Prints the comparison (kbench/decisions/baseline.hpp); exit status 0 without a regression, 1 with one (a case
-// slower beyond the threshold, or failing now), 2 on bad usage or a file that cannot be read or written.
+//   kbench-compare OLD.json NEW.json [--threshold 0.05] [--intended-change] [--json PATH] [--markdown PATH]
+// Prints the comparison (kbench/decisions/baseline.hpp), with the cases whose test changed (declaration or
+// reference kernels); exit status 0 without a regression, 1 with one (a case slower beyond the threshold,
+// failing now, or whose reference's time moved beyond it without --intended-change; or a NEW run that is
+// incomplete), 2 on bad usage or a file that cannot be read or written.
 #include <exception>
 #include <string>
 
@@ -29,6 +31,8 @@ int main(int argc, char** argv) {
                  "relative slowdown that counts as a regression, when the whole 95% interval is beyond it")
       ->capture_default_str()
       ->check(CLI::Range(0.0, 10.0));
+  app.add_flag("--intended-change", options.intended_change,
+               "the test changed on purpose: a reference whose time moved is noted, not a regression");
   app.add_option("--json", json_path, "also write the comparison as JSON to this file");
   app.add_option("--markdown", markdown_path, "also write the comparison as a Markdown table to this file");
   try {

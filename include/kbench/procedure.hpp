@@ -29,6 +29,9 @@ class case_instance;  // runner.hpp
 // The number of devices the case spans at a shape (kernel_case::devices; 1 when it never says).
 [[nodiscard]] int declared_device_count(const case_registration& registration, const kbench::shape& s);
 
+// The case's declaration at a shape as canonical lines (contract/declaration_digest.hpp), read on the host.
+[[nodiscard]] std::vector<std::string> declaration_lines(const case_registration& registration, const kbench::shape& s);
+
 // The compiler of the program's GPU code, in words ("nvcc 13.0.48, host gcc 12.2.0").
 [[nodiscard]] std::string gpu_compiler();
 

@@ -163,8 +163,9 @@ TEST_CASE("the reference moving as much says the machine moved", "[baseline]") {
       kbench::compare_with_baseline(document(before), document(scaled(before, 0, 1.3, 1.3)));
   const kbench::baseline_case& c = r.cases[0];
   CHECK(c.change == kbench::time_change::slower);
-  REQUIRE(c.notes.size() == 1);
-  CHECK_THAT(c.notes[0], kbench_test::contains("the reference moved as much (1.300x)"));
+  REQUIRE(c.notes.size() == 2);
+  CHECK_THAT(c.notes[0], kbench_test::contains("the reference's time moved (1.300x)"));
+  CHECK_THAT(c.notes[1], kbench_test::contains("the reference moved as much (1.300x)"));
   CHECK_THAT(kbench::format_baseline(r), kbench_test::contains("note: the reference moved as much"));
 }
 
@@ -281,4 +282,115 @@ TEST_CASE("load_results reads perf runs and refuses anything else, naming the fi
   std::remove(path);
   CHECK_THROWS_AS(kbench::load_results("/nonexistent-dir/results.json"), kbench::usage_error);
   CHECK_THAT(refusal(), kbench_test::contains("'kbench_baseline_test.json' cannot be opened"));
+}
+
+// ---- the test itself changed: declarations, kernels, a reference that moved, a run cut short ----------
+
+namespace {
+
+// A case's declaration and kernels' digests, as a document carries them.
+void set_digests(json& c, const std::string& declaration, const std::string& reference, const std::string& optimized) {
+  c["declaration"] = {{"digest", declaration}, {"lines", json::array({"case " + c["case"].get<std::string>()})}};
+  c["kernels_digest"] = {{"reference", reference}, {"optimized", optimized}};
+}
+
+json with_digests(const kbench::run_record& run) {
+  json doc = document(run);
+  for (json& c : doc["cases"]) set_digests(c, "fnv1a64:0000000000000001", "fnv1a64:00000000000000a1", "fnv1a64:00000000000000b1");
+  return doc;
+}
+
+}  // namespace
+
+TEST_CASE("a reference made slower fails, unless the change is intended", "[baseline]") {
+  const kbench::run_record before = sample_run();
+  const json old = document(before), now = document(scaled(before, 2, 1.0, 1.5));  // the optimized kernel as it was
+  const kbench::baseline_report r = kbench::compare_with_baseline(old, now);
+  const kbench::baseline_case& c = find(r, "softmax/rows=8192/cols=4096");
+  CHECK(c.change == kbench::time_change::same);
+  CHECK(c.reference_change == kbench::time_change::slower);
+  CHECK(c.reference_fails);
+  CHECK(c.regressed());
+  CHECK(r.regressed());
+  CHECK(r.reference_moved() == std::vector<std::string>{"softmax/rows=8192/cols=4096"});
+  const std::string text = kbench::format_baseline(r);
+  CHECK_THAT(text, kbench_test::contains("same, reference slower"));
+  CHECK_THAT(text, kbench_test::contains("reference time moved beyond 5% (a failure unless --intended-change): softmax"));
+  CHECK_THAT(text, kbench_test::contains("baseline: 3 same, 0 faster, 0 slower, 0 now failing, 1 reference moved\n"));
+  CHECK(kbench::to_json(r)["cases"][2]["reference_fails"] == true);
+  // A reference made faster moves too: the speedup is against another reference either way.
+  CHECK(kbench::compare_with_baseline(old, document(scaled(before, 2, 1.0, 0.6))).regressed());
+  // Said to be intended: noted, and no regression.
+  kbench::baseline_options intended;
+  intended.intended_change = true;
+  const kbench::baseline_report meant = kbench::compare_with_baseline(old, now, intended);
+  CHECK_FALSE(meant.regressed());
+  CHECK_FALSE(find(meant, "softmax/rows=8192/cols=4096").reference_fails);
+  CHECK_THAT(find(meant, "softmax/rows=8192/cols=4096").notes.at(0), kbench_test::contains("an intended change"));
+  CHECK_THAT(kbench::format_baseline(meant), kbench_test::contains("1 reference moved (intended)"));
+  CHECK(kbench::to_json(meant)["intended_change"] == true);
+  // Still a regression when the optimized kernel itself got slower.
+  CHECK(kbench::compare_with_baseline(old, document(scaled(before, 2, 1.3, 1.5)), intended).regressed());
+}
+
+TEST_CASE("a changed declaration is listed, with the case, and is no regression by itself", "[baseline]") {
+  const json old = with_digests(sample_run());
+  json now = with_digests(sample_run());
+  now["cases"][1]["declaration"]["digest"] = "fnv1a64:0000000000000002";
+  const kbench::baseline_report r = kbench::compare_with_baseline(old, now);
+  const kbench::baseline_case& c = find(r, "rmsnorm/rows=4096/cols=2048");
+  CHECK(c.declaration_changed);
+  CHECK(c.test_changed());
+  CHECK_FALSE(find(r, "rmsnorm/rows=4096/cols=1024").test_changed());
+  CHECK(r.changed_tests() == std::vector<std::string>{"rmsnorm/rows=4096/cols=2048"});
+  CHECK_FALSE(r.regressed());
+  const std::string text = kbench::format_baseline(r);
+  CHECK_THAT(text, kbench_test::contains("note: the declaration changed"));
+  CHECK_THAT(text, kbench_test::contains("test changed (its declaration or its reference's kernels differ from the baseline's): rmsnorm/rows=4096/cols=2048"));
+  CHECK_THAT(text, kbench_test::contains(", 1 test changed\n"));
+  const json j = kbench::to_json(r);
+  CHECK(j["cases"][1]["declaration_changed"] == true);
+  CHECK(j["changed_tests"].size() == 1);
+}
+
+TEST_CASE("the reference's kernels changing is a changed test; the optimized kernels', a note", "[baseline]") {
+  const json old = with_digests(sample_run());
+  json now = with_digests(sample_run());
+  now["cases"][0]["kernels_digest"]["reference"] = "fnv1a64:00000000000000a2";
+  now["cases"][2]["kernels_digest"]["optimized"] = "fnv1a64:00000000000000b2";
+  const kbench::baseline_report r = kbench::compare_with_baseline(old, now);
+  CHECK(r.cases[0].reference_kernels_changed);
+  CHECK(r.cases[0].test_changed());
+  CHECK(r.cases[2].optimized_kernels_changed);
+  CHECK_FALSE(r.cases[2].test_changed());
+  CHECK_THAT(r.cases[2].notes.at(0), kbench_test::contains("the optimized kernels changed"));
+  CHECK(r.changed_tests() == std::vector<std::string>{"rmsnorm/rows=4096/cols=1024"});
+  // A digest that one run lacks (a correctness run, a side not captured) is no change.
+  now["cases"][0]["kernels_digest"] = nullptr;
+  CHECK(kbench::compare_with_baseline(old, now).changed_tests().empty());
+}
+
+TEST_CASE("a current run cut short fails the comparison; a baseline cut short is a warning", "[baseline]") {
+  const json complete = document(sample_run());
+  json cut = complete;
+  cut["complete"] = false;
+  cut["incomplete_reason"] = "the program ended with status 0 during softmax/rows=8192/cols=4096";
+  const kbench::baseline_report r = kbench::compare_with_baseline(complete, cut);
+  CHECK(r.regressed());
+  CHECK(*r.current_incomplete == "the program ended with status 0 during softmax/rows=8192/cols=4096");
+  CHECK_THAT(kbench::format_baseline(r), kbench_test::contains("the current run is incomplete, so it fails: the program ended"));
+  CHECK(kbench::to_json(r)["current_incomplete"].is_string());
+  const kbench::baseline_report against_cut = kbench::compare_with_baseline(cut, complete);
+  CHECK_FALSE(against_cut.regressed());
+  REQUIRE(against_cut.warnings.size() == 1);
+  CHECK_THAT(against_cut.warnings[0], kbench_test::contains("the baseline run is incomplete"));
+}
+
+TEST_CASE("a baseline without declarations, against a run with them, is a warning", "[baseline]") {
+  json old = document(sample_run());
+  for (json& c : old["cases"]) c.erase("declaration");  // a file from before the declarations were written
+  const kbench::baseline_report r = kbench::compare_with_baseline(old, with_digests(sample_run()));
+  REQUIRE(r.warnings.size() == 1);
+  CHECK_THAT(r.warnings[0], kbench_test::contains("the baseline carries no declarations"));
+  CHECK(r.changed_tests().empty());
 }

@@ -202,3 +202,10 @@ TEST_CASE("shapes and axes at run time, and report-file options", "[options]") {
   CHECK_THROWS_AS(parse({"perf", "--axis", "cols"}), kbench::usage_error);
   CHECK_THROWS_AS(parse({"perf", "--baseline-threshold", "-1"}), kbench::usage_error);
 }
+
+TEST_CASE("a test changed on purpose: --intended-change or KBENCH_INTENDED_CHANGE", "[options]") {
+  CHECK_FALSE(parse({"perf", "--baseline", "old.json"}).intended_change);
+  CHECK(parse({"perf", "--baseline", "old.json", "--intended-change"}).intended_change);
+  const scoped_env intended("KBENCH_INTENDED_CHANGE", "1");
+  CHECK(parse({"perf"}).intended_change);
+}

@@ -27,7 +27,7 @@ TEST_CASE("policies compose with &&", "[tolerance]") {
   REQUIRE(t.min_cosine);
   CHECK(*t.min_cosine == 0.99);
   CHECK(t.equal_nan);
-  CHECK(t.description == "allclose(rtol=0.01, atol=0.01) && max_mismatch(5%) && cosine(>=0.99) && equal_nan");
+  CHECK(t.description == "allclose(rtol=0.01, atol=0.01) && max_mismatch(5%, each within 10x) && cosine(>=0.99) && equal_nan");
 
   const kbench::tolerance both = kbench::make_tolerance(tol::absolute{1e-3} && tol::ulp{4} && tol::relative_l2{1e-2});
   CHECK(both.element_rules.size() == 2);

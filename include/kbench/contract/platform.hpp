@@ -1,12 +1,14 @@
 // kbench/contract/platform.hpp: the one header that knows the GPU platform. Everything that differs between AMD
 // (hipcc/clang, wavefront 64 on gfx9, 32 on RDNA) and NVIDIA (HIP's NVIDIA platform through nvcc, warp 32)
-// is here: the 16-bit float types, their conversions, the wave size and the cross-lane shuffles.
+// is here: the 16-bit float types, their conversions, the wave size and the cross-lane shuffles, and
+// persisting L2 (NVIDIA only).
 // Kernels written against these names compile unchanged on both.
 #pragma once
 
 #include <hip/hip_runtime.h>
 #include <hip/hip_fp16.h>
 
+#include <cstddef>
 #include <string>
 
 #include "dtype.hpp"
@@ -138,6 +140,76 @@ inline std::string kernel_symbol(const void* host_function, hipStream_t stream) 
   const char* name = hipKernelNameRefByPtr(host_function, stream);
   (void)hipGetLastError();
   return name ? name : "";
+#endif
+}
+
+// Whether the platform has persisting L2 (the functions below do nothing on one without).
+#if defined(KBENCH_PLATFORM_NVIDIA)
+inline constexpr bool has_persisting_l2 = true;
+#else
+inline constexpr bool has_persisting_l2 = false;
+#endif
+
+// Persisting L2 (NVIDIA since Ampere): lines that a kernel's access-policy window marks persisting stay
+// in a set-aside part of L2 through any amount of other traffic, a cache flush included. AMD GPUs have no
+// such cache: there the reset does nothing and no window or set-aside exists.
+//
+// Bytes of L2 set aside for persisting accesses on the current device (0: none; kbench sets none).
+inline std::size_t persisting_l2_set_aside() {
+#if defined(KBENCH_PLATFORM_NVIDIA)
+  std::size_t bytes = 0;
+  if (cudaDeviceGetLimit(&bytes, cudaLimitPersistingL2CacheSize) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return bytes;
+#else
+  return 0;
+#endif
+}
+
+// Every persisting line set back to normal, so that the next flush evicts it (without L2 set aside none
+// can persist: nothing to do). Takes effect when called: lines that a launch still queued marks
+// persisting are not reset.
+inline hipError_t reset_persisting_l2() {
+#if defined(KBENCH_PLATFORM_NVIDIA)
+  if (persisting_l2_set_aside() == 0) return hipSuccess;
+  const cudaError_t status = cudaCtxResetPersistingL2Cache();
+  if (status == cudaErrorNotSupported) {  // a GPU without persisting L2: nothing persists
+    (void)cudaGetLastError();
+    return hipSuccess;
+  }
+  return hipCUDAErrorTohipError(status);
+#else
+  return hipSuccess;
+#endif
+}
+
+// The bytes of the access-policy window set on `stream` (0: none), and the window cleared; 0 while the
+// stream captures a graph (the captured launches keep theirs).
+inline std::size_t take_access_policy_window(hipStream_t stream) {
+#if defined(KBENCH_PLATFORM_NVIDIA)
+  cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone) {
+    (void)cudaGetLastError();
+    return 0;  // read once the capture has ended: a launch that sets a window sets it on every call
+  }
+  cudaStreamAttrValue value{};
+  if (cudaStreamGetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &value) != cudaSuccess) {
+    (void)cudaGetLastError();  // a GPU without the attribute: no window
+    return 0;
+  }
+  const std::size_t bytes = value.accessPolicyWindow.num_bytes;
+  if (bytes > 0) {
+    cudaStreamAttrValue none{};
+    if (cudaStreamSetAttribute(stream, cudaStreamAttributeAccessPolicyWindow, &none) != cudaSuccess) {
+      (void)cudaGetLastError();
+    }
+  }
+  return bytes;
+#else
+  (void)stream;
+  return 0;
 #endif
 }
 

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -38,11 +39,21 @@ struct element_rule {
   std::uint64_t max_ulps = 0;
 };
 
+// The default of max_mismatch's bound: what an element it lets through may be off by, in multiples of the
+// element rules. A rounding outlier of a correct kernel (an fp8/bf16 value one code away, a sum in another
+// order) is a few times the rule; junk (a stale, zero or skipped value) is about the output's own size.
+inline constexpr double default_slack_bound = 10.0;
+
 // What a comparison applies, as plain data: the engine is not a template, and results can record it.
 struct tolerance {
   std::vector<element_rule> element_rules;  // all must hold for an element to match
   bool equal_nan = false;                   // NaN in both actual and expected counts as a match
   double max_mismatch_fraction = 0.0;       // share of elements that may fail the element rules
+  // What that share lets through must stay near and scattered: each element within slack_bound times the
+  // element rules (infinity: any value), and no row, column or tile holding more of them than the share
+  // spread at random would (unless slack_may_cluster). engines/slack_audit.hpp checks both.
+  double slack_bound = default_slack_bound;
+  bool slack_may_cluster = false;
   std::optional<double> min_cosine;         // cosine similarity of the finite elements
   std::optional<double> max_relative_l2;    // ||actual - expected|| / ||expected||
   std::string description;                  // e.g. "allclose(rtol=0.001, atol=1e-05) && cosine(>=0.99)"
@@ -152,16 +163,39 @@ struct relative_l2 : policy {
   }
 };
 
-// Lets a fraction of the elements fail the elementwise rules (aiter's checkAllclose allows 5%).
+// max_mismatch{f, tol::any_value}: no bound on what the allowance lets through (position-insensitive data).
+inline constexpr double any_value = std::numeric_limits<double>::infinity();
+
+// Lets a fraction of the elements fail the elementwise rules (aiter's checkAllclose allows 5%), each within
+// `bound` times the rules, the relative part measured at no less than the reference's RMS (so that a sum
+// that cancels to near zero is judged at the size of its terms), and scattered: a row, column or tile
+// holding more of them than the allowance spread at random would is a finding, unless may_cluster().
 struct max_mismatch : policy {
   double fraction;
-  explicit constexpr max_mismatch(double fraction_) : fraction(fraction_) {}
+  double bound;
+  bool clusters_allowed = false;
+  explicit constexpr max_mismatch(double fraction_, double bound_ = default_slack_bound)
+      : fraction(fraction_), bound(bound_) {}
+  // Mismatches may gather in a row, column or tile: the data is position-insensitive (sorted ties, ...).
+  [[nodiscard]] constexpr max_mismatch may_cluster() const {
+    max_mismatch m = *this;
+    m.clusters_allowed = true;
+    return m;
+  }
   void apply(tolerance& t) const {
     if (!std::isfinite(fraction) || fraction < 0.0 || fraction >= 1.0) {
       throw usage_error("tolerance: max_mismatch: fraction must be in [0, 1), got " + detail::format_number(fraction));
     }
+    if (std::isnan(bound) || bound < 1.0) {
+      throw usage_error("tolerance: max_mismatch: bound must be >= 1 (times the element rules) or tol::any_value, got " +
+                        detail::format_number(bound));
+    }
     t.max_mismatch_fraction = fraction;
-    detail::append_description(t, "max_mismatch(" + detail::format_number(fraction * 100.0) + "%)");
+    t.slack_bound = bound;
+    t.slack_may_cluster = clusters_allowed;
+    const std::string within = std::isinf(bound) ? "any value" : "each within " + detail::format_number(bound) + "x";
+    detail::append_description(t, "max_mismatch(" + detail::format_number(fraction * 100.0) + "%, " + within +
+                                       (clusters_allowed ? ", may cluster)" : ")"));
   }
 };
 

@@ -1,7 +1,9 @@
 // kbench/decisions/baseline.hpp: a perf run against an earlier one (`kbench-compare OLD.json NEW.json`): which cases
-// got slower or faster, by how much and how surely, and which fail now. Both runs are "kbench-results/1"
-// documents (json_report.hpp; load_results in results_document.hpp reads one from a file); what the
-// comparison finds, and its forms, are in baseline_report.hpp. HIP-free; opt-in (it pulls in nlohmann/json).
+// got slower or faster, by how much and how surely, which fail now, whose test changed (the declaration's
+// or the kernels' digest), and whose reference's time moved (a failure unless the change is intended).
+// Both runs are "kbench-results/1" documents (json_report.hpp; load_results in results_document.hpp reads
+// one from a file); what the comparison finds, and its forms, are in baseline_report.hpp. HIP-free; opt-in
+// (it pulls in nlohmann/json).
 #pragma once
 
 #include <algorithm>
@@ -115,6 +117,47 @@ inline const nlohmann::ordered_json& cases_of(const nlohmann::ordered_json& doc,
   return doc["cases"];
 }
 
+// A digest a case carries at c[key][field] (absent in documents of an older kbench, and where nothing was
+// seen: a correctness run has no census).
+inline std::optional<std::string> digest_in(const nlohmann::ordered_json& c, const char* key, const char* field) {
+  const auto outer = c.find(key);
+  if (outer == c.end() || !outer->is_object()) return std::nullopt;
+  const auto inner = outer->find(field);
+  if (inner == outer->end() || !inner->is_string()) return std::nullopt;
+  return inner->get<std::string>();
+}
+
+inline bool digests_differ(const nlohmann::ordered_json& before, const nlohmann::ordered_json& now, const char* key,
+                           const char* field) {
+  const std::optional<std::string> a = digest_in(before, key, field), b = digest_in(now, key, field);
+  return a && b && *a != *b;
+}
+
+// Whether the test itself changed between the runs: its declaration, or the kernels a side launches.
+inline void note_test_changes(const nlohmann::ordered_json& before, const nlohmann::ordered_json& now, baseline_case& c) {
+  c.declaration_changed = digests_differ(before, now, "declaration", "digest");
+  c.reference_kernels_changed = digests_differ(before, now, "kernels_digest", "reference");
+  c.optimized_kernels_changed = digests_differ(before, now, "kernels_digest", "optimized");
+  if (c.declaration_changed) {
+    c.notes.push_back("the declaration changed (buffers, tolerances, shapes, work, requirements or allowances)");
+  }
+  if (c.reference_kernels_changed) c.notes.push_back("the reference's kernels changed (its census differs)");
+  if (c.optimized_kernels_changed) c.notes.push_back("the optimized kernels changed (their census differs)");
+}
+
+// A reference whose time moved beyond the threshold either way: the speedup is measured against another
+// reference than the baseline's (a reference made slower buys a speedup), so it fails unless the run says
+// the change is intended.
+inline void judge_reference(const baseline_options& options, baseline_case& c) {
+  if (!c.reference) return;
+  c.reference_change = judge_ratio(*c.reference, options.threshold);
+  if (c.reference_change == time_change::same) return;
+  c.reference_fails = !options.intended_change;
+  c.notes.push_back(fmt::format("the reference's time moved ({:.3f}x){}", c.reference->ratio,
+                                options.intended_change ? ": an intended change (--intended-change)"
+                                                        : ": the speedup is against another reference; a failure "
+                                                          "unless --intended-change"));
+}
 
 inline baseline_case compare_case(const nlohmann::ordered_json& before, const nlohmann::ordered_json& now,
                                   const baseline_options& options) {
@@ -129,6 +172,7 @@ inline baseline_case compare_case(const nlohmann::ordered_json& before, const nl
   if (passed_before && (c.current_verdict == "skipped" || c.current_verdict == "filtered")) {
     c.notes.push_back(fmt::format("passed in the baseline, {} now", c.current_verdict));
   }
+  note_test_changes(before, now, c);
   const auto& t0 = before.at("timing");
   const auto& t1 = now.at("timing");
   if (!t0.is_object() || !t1.is_object()) return c;
@@ -140,6 +184,7 @@ inline baseline_case compare_case(const nlohmann::ordered_json& before, const nl
   if (optimized_now) c.current_median = optimized_now->median;
   c.optimized = ratio_between(optimized_before, optimized_now, options.resamples);
   c.reference = ratio_between(timed_side_of(t0, "reference"), timed_side_of(t1, "reference"), options.resamples);
+  judge_reference(options, c);
   if (!c.optimized) return c;
   c.change = judge_ratio(*c.optimized, options.threshold);
   if (c.baseline_mode != c.current_mode) {
@@ -157,6 +202,26 @@ inline baseline_case compare_case(const nlohmann::ordered_json& before, const nl
     }
   }
   return c;
+}
+
+// A current run that ended early fails the comparison; a baseline that did is a warning, and so is one
+// written before the results carried declarations, against a run that carries them (no test change can
+// be seen).
+inline void note_completeness(const nlohmann::ordered_json& baseline, const nlohmann::ordered_json& current,
+                              baseline_report& report) {
+  auto reason = [](const nlohmann::ordered_json& doc) -> std::optional<std::string> {
+    if (!doc.contains("complete") || doc["complete"] != false) return std::nullopt;
+    const auto why = doc.find("incomplete_reason");
+    return why != doc.end() && why->is_string() ? why->get<std::string>() : std::string("no reason given");
+  };
+  report.current_incomplete = reason(current);
+  if (const std::optional<std::string> why = reason(baseline)) report.warnings.push_back("the baseline run is incomplete: " + *why);
+  auto declared = [](const nlohmann::ordered_json& cases) {
+    return std::any_of(cases.begin(), cases.end(), [](const nlohmann::ordered_json& c) { return c.contains("declaration"); });
+  };
+  if (declared(cases_of(current, "current")) && !declared(cases_of(baseline, "baseline"))) {
+    report.warnings.push_back("the baseline carries no declarations (an older kbench): a changed test cannot be seen");
+  }
 }
 
 }  // namespace detail
@@ -186,6 +251,7 @@ inline baseline_case compare_case(const nlohmann::ordered_json& before, const nl
     const json a = field(baseline, pointer), b = field(current, pointer);
     if (a != b) report.warnings.push_back(fmt::format("{} differs: baseline {}, current {}", what, a.dump(), b.dump()));
   }
+  detail::note_completeness(baseline, current, report);
 
   std::map<std::string, std::size_t> index_before;
   for (std::size_t i = 0; i < before.size(); ++i) index_before.emplace(detail::match_key(before[i]), i);

@@ -24,6 +24,9 @@ namespace kbench {
 struct baseline_options {
   double threshold = 0.05;  // the relative slowdown that counts as a regression: 5% slower or more
   int resamples = 2000;     // bootstrap resamples of each ratio's interval
+  // The test changed on purpose: a reference whose time moved beyond the threshold is noted, not a
+  // regression (without it, a reference made slower would buy the optimized kernel its speedup).
+  bool intended_change = false;
 };
 
 // How a case's time changed: its whole 95% interval beyond the threshold either way, or not.
@@ -59,9 +62,17 @@ struct baseline_case {
   std::optional<time_ratio> optimized;  // timed in both runs
   std::optional<time_ratio> reference;  // context: a device reference in both runs
   time_change change = time_change::not_timed;
+  time_change reference_change = time_change::not_timed;  // the device reference's time, judged the same way
   bool now_fails = false;  // passed in the baseline, fails or errs now
+  // The test itself differs from the baseline's (both runs carry digests, and they differ): its
+  // declaration (contract/declaration_digest.hpp), or the kernels a side launches (results/case_digest.hpp).
+  bool declaration_changed = false;
+  bool reference_kernels_changed = false;
+  bool optimized_kernels_changed = false;  // the optimizer's work: a note
+  bool reference_fails = false;  // the reference's time moved beyond the threshold, not --intended-change
   std::vector<std::string> notes;
-  [[nodiscard]] bool regressed() const { return now_fails || change == time_change::slower; }
+  [[nodiscard]] bool test_changed() const { return declaration_changed || reference_kernels_changed; }
+  [[nodiscard]] bool regressed() const { return now_fails || change == time_change::slower || reference_fails; }
 };
 
 struct baseline_report {
@@ -71,6 +82,7 @@ struct baseline_report {
   std::vector<std::string> missing;     // labels only in the baseline: a warning, not a regression
   std::vector<std::string> warnings;    // the runs differ in device, compiler or kbench version
   std::optional<double> geomean_ratio;  // of the optimized ratios, over the cases timed in both runs
+  std::optional<std::string> current_incomplete;  // the current run ended early (its document says why): fails
 
   // Cases with this change among those that do not fail now (each case counts once).
   [[nodiscard]] std::size_t count(time_change c) const {
@@ -82,8 +94,24 @@ struct baseline_report {
     return static_cast<std::size_t>(
         std::count_if(cases.begin(), cases.end(), [](const baseline_case& x) { return x.now_fails; }));
   }
+  // The labels of the cases that `pick` picks, in order.
+  template <class Pick>
+  [[nodiscard]] std::vector<std::string> labels_if(Pick pick) const {
+    std::vector<std::string> labels;
+    for (const baseline_case& x : cases) {
+      if (pick(x)) labels.push_back(x.label);
+    }
+    return labels;
+  }
+  [[nodiscard]] std::vector<std::string> changed_tests() const {
+    return labels_if([](const baseline_case& x) { return x.test_changed(); });
+  }
+  [[nodiscard]] std::vector<std::string> reference_moved() const {
+    return labels_if([](const baseline_case& x) { return x.reference_change == time_change::slower || x.reference_change == time_change::faster; });
+  }
   [[nodiscard]] bool regressed() const {
-    return std::any_of(cases.begin(), cases.end(), [](const baseline_case& x) { return x.regressed(); });
+    return current_incomplete.has_value() ||
+           std::any_of(cases.begin(), cases.end(), [](const baseline_case& x) { return x.regressed(); });
   }
 };
 
@@ -98,12 +126,22 @@ inline std::string format_ratio(const std::optional<time_ratio>& r) {
 inline std::string format_seconds(const std::optional<double>& s) { return s ? format_duration(*s) : "-"; }
 
 inline std::string verdict_text(const baseline_case& c) {
-  return c.now_fails ? "now fails (" + c.current_verdict + ")" : std::string(to_string(c.change));
+  if (c.now_fails) return "now fails (" + c.current_verdict + ")";
+  std::string text(to_string(c.change));
+  if (c.reference_fails) text += fmt::format(", reference {}", to_string(c.reference_change));
+  return text;
 }
 
+// The counts; a reference that moved and a test that changed only when there are some (the line stays
+// as it was for a plain comparison).
 inline std::string baseline_summary(const baseline_report& r) {
-  return fmt::format("baseline: {} same, {} faster, {} slower, {} now failing", r.count(time_change::same),
-                     r.count(time_change::faster), r.count(time_change::slower), r.now_failing());
+  std::string line = fmt::format("baseline: {} same, {} faster, {} slower, {} now failing", r.count(time_change::same),
+                                 r.count(time_change::faster), r.count(time_change::slower), r.now_failing());
+  if (const std::size_t moved = r.reference_moved().size(); moved > 0) {
+    line += fmt::format(", {} reference{} moved{}", moved, moved == 1 ? "" : "s", r.options.intended_change ? " (intended)" : "");
+  }
+  if (const std::size_t changed = r.changed_tests().size(); changed > 0) line += fmt::format(", {} test{} changed", changed, changed == 1 ? "" : "s");
+  return line + (r.current_incomplete ? ", the current run incomplete" : "");
 }
 
 // The lines after the table, shared by the text and the Markdown: geomean, added, missing, warnings.
@@ -119,6 +157,15 @@ inline std::vector<std::string> baseline_footer(const baseline_report& r) {
     for (const std::string& l : labels) s += (s.empty() ? "" : ", ") + l;
     return s;
   };
+  if (r.current_incomplete) lines.push_back("the current run is incomplete, so it fails: " + *r.current_incomplete);
+  if (const std::vector<std::string> changed = r.changed_tests(); !changed.empty()) {
+    lines.push_back("test changed (its declaration or its reference's kernels differ from the baseline's): " + join(changed));
+  }
+  if (const std::vector<std::string> moved = r.reference_moved(); !moved.empty()) {
+    lines.push_back(fmt::format("reference time moved beyond {:g}% ({}): {}", 100 * r.options.threshold,
+                                r.options.intended_change ? "--intended-change: noted" : "a failure unless --intended-change",
+                                join(moved)));
+  }
   if (!r.added.empty()) lines.push_back("added (only in the current run): " + join(r.added));
   if (!r.missing.empty()) {
     lines.push_back("warning: missing (in the baseline, not in the current run): " + join(r.missing));
@@ -196,6 +243,11 @@ inline std::vector<std::string> baseline_footer(const baseline_report& r) {
                      {"reference_ratio", ratio(c.reference)},
                      {"reference_ratio_interval", ci(c.reference)},
                      {"verdict", std::string(to_string(c.change))},
+                     {"reference_verdict", std::string(to_string(c.reference_change))},
+                     {"reference_fails", c.reference_fails},
+                     {"declaration_changed", c.declaration_changed},
+                     {"reference_kernels_changed", c.reference_kernels_changed},
+                     {"optimized_kernels_changed", c.optimized_kernels_changed},
                      {"now_fails", c.now_fails},
                      {"regressed", c.regressed()},
                      {"notes", c.notes}});
@@ -203,12 +255,16 @@ inline std::vector<std::string> baseline_footer(const baseline_report& r) {
   return {{"schema", "kbench-baseline/1"},
           {"threshold", detail::number(r.options.threshold)},
           {"resamples", r.options.resamples},
+          {"intended_change", r.options.intended_change},
           {"regressed", r.regressed()},
+          {"current_incomplete", r.current_incomplete ? json(*r.current_incomplete) : json(nullptr)},
           {"counts",
            {{"same", r.count(time_change::same)}, {"faster", r.count(time_change::faster)},
             {"slower", r.count(time_change::slower)}, {"now_failing", r.now_failing()}}},
           {"geomean_ratio", detail::optional_number(r.geomean_ratio)},
           {"cases", cases},
+          {"changed_tests", r.changed_tests()},
+          {"reference_moved", r.reference_moved()},
           {"added", r.added},
           {"missing", r.missing},
           {"warnings", r.warnings}};

@@ -44,6 +44,7 @@ struct run_options {
   std::string csv_path;              // the same, as CSV
   std::string baseline_path;         // compare with this earlier perf run (baseline.hpp)
   double baseline_threshold = 0.05;  // a slowdown beyond this, the whole interval beyond it, fails the run
+  bool intended_change = false;      // a reference whose time moved against the baseline is meant (not a failure)
   shape_request shapes;              // --shape / --axis: shapes chosen at run time (sweep.hpp)
   bool help = false;                 // --help: kbench's options, then the framework's
   std::string help_text;

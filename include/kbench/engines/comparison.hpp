@@ -24,7 +24,9 @@
 #include "../contract/tolerance.hpp"
 #include "../detail/parallel.hpp"
 #include "../results/comparison_result.hpp"
+#include "slack_audit.hpp"
 #include "tally.hpp"
+#include "ulp.hpp"
 
 namespace kbench {
 
@@ -42,36 +44,6 @@ struct compare_options {
 };
 
 namespace detail {
-
-// Position of a float among the representable values, sign-magnitude to a single signed ordering in
-// which -0 and +0 coincide; the distance of two positions is their distance in ulps.
-inline std::uint64_t float_magnitude_bits(double v, dtype t) noexcept {
-  switch (t) {
-    case dtype::f64: {
-      std::uint64_t b;
-      std::memcpy(&b, &v, 8);
-      return b & 0x7FFFFFFFFFFFFFFFull;
-    }
-    case dtype::f32: {
-      const float f = double_to_float(v);
-      std::uint32_t b;
-      std::memcpy(&b, &f, 4);
-      return b & 0x7FFFFFFFu;
-    }
-    case dtype::f16: return double_to_fp16(v) & 0x7FFFu;
-    case dtype::bf16: return double_to_bf16(v) & 0x7FFFu;
-    case dtype::f8e4m3: return double_to_fp8_e4m3(v) & 0x7Fu;
-    default: return 0;
-  }
-}
-
-// ulps between two finite values in the float format t (values are rounded to t first).
-inline std::uint64_t ulp_distance(double a, double b, dtype t) noexcept {
-  const std::uint64_t ma = float_magnitude_bits(a, t), mb = float_magnitude_bits(b, t);
-  const bool na = std::signbit(a) && ma != 0, nb = std::signbit(b) && mb != 0;
-  if (na == nb) return ma > mb ? ma - mb : mb - ma;
-  return ma + mb;  // opposite signs: through zero
-}
 
 // Typed readers of the element loop: the storage word of each dtype and its value. Floats are read as
 // their bits, so the poison and ulp checks compare words, and the loop never calls a codec.
@@ -129,12 +101,14 @@ struct integer_reader {
 struct partial_result {
   element_tally tally = element_tally::none();
   std::vector<mismatch> first_mismatches;
+  std::vector<slack_entry> slack;  // every finite mismatch, when gathered for the slack audit
 
   void merge(const partial_result& later, std::size_t keep) {
     tally.merge(later.tally);
     for (const mismatch& m : later.first_mismatches) {
       if (first_mismatches.size() < keep) first_mismatches.push_back(m);
     }
+    slack.insert(slack.end(), later.slack.begin(), later.slack.end());
   }
 };
 
@@ -171,10 +145,10 @@ inline bool meets_rules(const element_rule* rules, std::size_t rule_count, bool 
 }
 
 // The element loop over [begin, end) for an output read by A and a reference read by E (A, or fp64 for
-// host references).
+// host references); with `gather_slack`, it also keeps every finite mismatch for the slack audit.
 template <class A, class E>
 partial_result compare_elements(const array_view& actual, const array_view& expected, const tolerance& tol,
-                                const compare_options& options, std::size_t begin, std::size_t end) {
+                                const compare_options& options, std::size_t begin, std::size_t end, bool gather_slack) {
   using SA = typename A::storage;
   using SE = typename E::storage;
   constexpr bool same = std::is_same_v<A, E>;
@@ -210,7 +184,8 @@ partial_result compare_elements(const array_view& actual, const array_view& expe
     const bool poisoned = detect_poison && sa == poison && !identical;
     if (poisoned && t.never_written++ == 0) t.first_never_written = i;
     double abs_err, rel_err;
-    if (!std::isfinite(a) || !std::isfinite(e)) {
+    const bool finite_pair = std::isfinite(a) && std::isfinite(e);
+    if (!finite_pair) {
       // Non-finite: a match only when identical (the same infinity) or both NaN under equal_nan.
       const bool nan_a = std::isnan(a), nan_e = std::isnan(e);
       if (nan_e && t.nan_expected++ == 0) t.first_nan_expected = i;
@@ -238,6 +213,7 @@ partial_result compare_elements(const array_view& actual, const array_view& expe
         r.first_mismatches.push_back({i, a, e, abs_err, rel_err, poisoned});
       }
       ++mismatches;
+      if (gather_slack && finite_pair) r.slack.push_back({i, a, e, abs_err});
     }
   }
   t.mismatches = mismatches;
@@ -252,11 +228,11 @@ partial_result compare_elements(const array_view& actual, const array_view& expe
 // chunks in index order: the result does not depend on the number of threads.
 template <class A>
 partial_result compare_with(const array_view& actual, const array_view& expected, const tolerance& tol,
-                            const compare_options& options) {
+                            const compare_options& options, bool gather_slack) {
   using f64_reader = float_reader<std::uint64_t, dtype::f64>;
   auto run = [&](std::size_t begin, std::size_t end) {
-    if (expected.type == actual.type) return compare_elements<A, A>(actual, expected, tol, options, begin, end);
-    return compare_elements<A, f64_reader>(actual, expected, tol, options, begin, end);
+    if (expected.type == actual.type) return compare_elements<A, A>(actual, expected, tol, options, begin, end, gather_slack);
+    return compare_elements<A, f64_reader>(actual, expected, tol, options, begin, end, gather_slack);
   };
   constexpr std::size_t chunk = std::size_t{1} << 20;
   const std::size_t chunks = (actual.size + chunk - 1) / chunk;
@@ -272,10 +248,24 @@ template <dtype D>
 using reader_of = std::conditional_t<info(D).is_float, float_reader<storage_t<D>, D>, integer_reader<storage_t<D>>>;
 
 inline partial_result dispatch_compare(const array_view& actual, const array_view& expected, const tolerance& tol,
-                                       const compare_options& options) {
-  return visit_dtype(actual.type, [&](auto d) { return compare_with<reader_of<decltype(d)::value>>(actual, expected, tol, options); });
+                                       const compare_options& options, bool gather_slack = false) {
+  return visit_dtype(actual.type, [&](auto d) {
+    return compare_with<reader_of<decltype(d)::value>>(actual, expected, tol, options, gather_slack);
+  });
 }
 
+// Audits what max_mismatch let through (slack_audit.hpp), when it let any through: a second pass over the
+// elements gathers them, so the first keeps no more than its table, however many elements mismatch.
+inline void audit_allowance(comparison& r, const array_view& actual, const array_view& expected, const tolerance& tol,
+                            const element_tally& t) {
+  const std::size_t let_through = r.mismatches - r.nonfinite_mismatches;
+  if (tol.max_mismatch_fraction <= 0.0 || r.mismatches > r.allowed_mismatches || let_through == 0) return;
+  compare_options quiet;
+  quiet.mismatches_to_keep = 0;
+  const partial_result gathered = dispatch_compare(actual, expected, tol, quiet, true);
+  const double rms = t.finite_pairs ? std::sqrt(t.norm_e / static_cast<double>(t.finite_pairs)) : 0.0;
+  audit_slack(r, gathered.slack, tol, actual.extents, actual.type, rms);
+}
 
 }  // namespace detail
 
@@ -391,6 +381,7 @@ inline void finish_comparison(comparison& r, const tolerance& tol, const std::ve
   detail::partial_result p = detail::dispatch_compare(actual, expected, tol, options);
   r.first_mismatches = std::move(p.first_mismatches);
   finish_comparison(r, tol, actual.extents, p.tally);
+  detail::audit_allowance(r, actual, expected, tol, p.tally);
   return r;
 }
 

@@ -8,7 +8,8 @@
 //   writing: a memset would leave the cache full of dirty lines that the timed kernel then pays to write
 //   back. It ends with four empty launches: right behind the flush's wide grid, the second of two dependent
 //   kernels started ~0.9 us late in most samples on the H200 (two empty kernels: 4.1 us against 3.0 us), and
-//   never behind four empty launches, which cost ~6 us of device time.
+//   never behind four empty launches, which cost ~6 us of device time. Before the read, every persisting L2
+//   line (NVIDIA: a kernel's access-policy window) is set back to normal, or it would stay through the read.
 // - spinner: a kernel that keeps the GPU busy for ~20 us while the host enqueues the event pair and the
 //   launch, so the timed region starts with the launch already queued (nvbench's blocking-kernel idea).
 //   The flush plays this role in cold mode.
@@ -24,6 +25,7 @@
 
 #include "../contract/device_buffer.hpp"
 #include "../contract/hip_check.hpp"
+#include "../contract/platform.hpp"
 #include "../results/results.hpp"
 #include "timing.hpp"
 
@@ -63,6 +65,7 @@ class cache_flush {
     KBENCH_HIP_CHECK(hipMemset(memory_.data(), 0x5B, memory_.bytes()));
   }
   void enqueue(hipStream_t s) const {
+    KBENCH_HIP_CHECK(reset_persisting_l2());  // lines a kernel made persisting would survive the read
     auto* words = static_cast<const uint4*>(memory_.data());
     const std::size_t count = memory_.bytes() / 16 - 1;  // the last 16 bytes are the sink
     hipLaunchKernelGGL(detail::flush_kernel<>, dim3(static_cast<unsigned int>(blocks_)), dim3(256), 0, s, words, count,

@@ -172,14 +172,12 @@ class case_buffers {
     synchronize();
   }
 
-  // Poisons the outputs of both sides, guards left as they are (what they caught stays visible).
-  void poison_outputs() {
-    for (output_buffer& out : outputs_) {
-      const current_device here = on(*out.slot);
-      out.reference.poison_contents(out.slot->type, out.slot->storage(), stream_of(*out.slot));
-      out.optimized.poison_contents(out.slot->type, out.slot->storage(), stream_of(*out.slot));
-    }
-    devices_.join();
+  // Poisons output k of `target` on its stream, without waiting, guards left as they are (what they
+  // caught stays visible).
+  void poison_output(side target, std::size_t k) {
+    output_buffer& out = outputs_[k];
+    const current_device here = on(*out.slot);
+    out.memory(target).poison_contents(out.slot->type, out.slot->storage(), stream_of(*out.slot));
   }
 
   // Every byte of output k of `target` set to `byte`, on its stream, without waiting.

@@ -2,9 +2,11 @@
 // the length of one launch (or one host function): bound here, then unbound on every path, so that no
 // stage finds a handle pointing at memory it has since changed. Whoever owns the memory says where each
 // buffer is (case_buffers.hpp for input set 0, timed_input_sets.hpp for the timed launches); this class
-// only binds, launches across the case's devices and checks the launch's error.
+// only binds, launches across the case's devices, checks the launch's error and notes an access-policy
+// window a launch left on a stream of the case.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <vector>
 
@@ -12,6 +14,7 @@
 
 #include "../contract/error.hpp"
 #include "../contract/kernel_case.hpp"
+#include "../contract/platform.hpp"
 #include "case_devices.hpp"
 
 namespace kbench {
@@ -41,6 +44,11 @@ class case_launcher {
   // The same on memory of the caller's: `inputs` and `outputs` in declaration order.
   void launch_at(side target, const std::vector<void*>& inputs, const std::vector<void*>& outputs) {
     launch_on(target, [&](std::size_t k) { return inputs[k]; }, [&](std::size_t k) { return outputs[k]; });
+  }
+
+  // The largest access-policy window a launch of `target` left on a stream of the case (0: none).
+  [[nodiscard]] std::size_t access_window_bytes(side target) const {
+    return window_bytes_[target == side::optimized ? 1 : 0];
   }
 
   // Host values bound to the handles for the length of a host function.
@@ -78,6 +86,19 @@ class case_launcher {
       throw hip_error(status, fmt::format("the {} launch of '{}' failed: {} ({})", name_of(target), case_.name,
                                           hipGetErrorName(status), hipGetErrorString(status)));
     }
+    take_access_windows(target);
+  }
+
+  // An access-policy window left on a stream of the case (NVIDIA) keeps its range in L2 through every
+  // later cache flush, for every kernel on that stream: noted for the side that set it, and cleared.
+  void take_access_windows(side target) {
+    if (!has_persisting_l2) return;
+    std::size_t& largest = window_bytes_[target == side::optimized ? 1 : 0];
+    largest = std::max(largest, take_access_policy_window(devices_.stream(0)));  // device 0 is current
+    for (int d = 1; d < devices_.count(); ++d) {
+      const current_device here = devices_.on(d);
+      largest = std::max(largest, take_access_policy_window(devices_.stream(d)));
+    }
   }
   void unbind() {
     for (const auto& slot : case_.buffers) {
@@ -89,6 +110,7 @@ class case_launcher {
   const declared_case& case_;
   case_devices& devices_;
   std::vector<buffer_slot*> inputs_, outputs_;  // the handles, in declaration order
+  std::size_t window_bytes_[2] = {0, 0};        // access_window_bytes: reference, optimized
 };
 
 }  // namespace detail

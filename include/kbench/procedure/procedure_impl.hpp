@@ -3,6 +3,7 @@
 #pragma once
 
 #include "../procedure.hpp"
+#include "../contract/declaration_digest.hpp"
 #include "runner.hpp"
 
 namespace kbench {
@@ -27,6 +28,42 @@ int declared_device_count(const case_registration& registration, const kbench::s
   kernel_case c(registration.name(), s);
   registration.function()(c);
   return declared(c).device_count();
+}
+
+// The declared case as data for its canonical text: each side's kind of launch, each buffer with its
+// distribution (when drawn) and the tolerance it is compared with (when compared).
+inline declaration_facts facts_of(const declared_case& d, const case_registration& registration) {
+  auto side = [](bool each, bool single) { return each ? "device, a stream per device" : single ? "device" : "none"; };
+  declaration_facts f;
+  f.name = d.name;
+  f.shape = d.shape;
+  f.registered_shapes = registration.shapes();
+  f.reference = d.host_reference ? "host" : side(bool(d.device_reference_on_each), bool(d.device_reference));
+  f.optimized = side(bool(d.optimized_on_each), bool(d.optimized));
+  const std::vector<declared_buffer> layouts = d.declared_buffers();
+  for (std::size_t i = 0; i < layouts.size(); ++i) {
+    const buffer_slot* b = d.buffers[i].get();
+    buffer_facts& facts = f.buffers.emplace_back();
+    facts.layout = layouts[i];
+    if (b->role != buffer_role::output) facts.init = b->init;
+    if (b->role != buffer_role::input) facts.compared = d.tolerance_of(*b);
+  }
+  f.devices = d.device_count();
+  f.requires_peer_access = d.requires_peer_access;
+  f.work = d.work;
+  f.expectations = d.expectations;
+  f.census = d.census;
+  f.deterministic = d.deterministic;
+  f.oracle = bool(d.oracle);
+  f.oracle_ratio = d.oracle_ratio;
+  f.requires_alignment = d.requires_alignment;
+  return f;
+}
+
+std::vector<std::string> declaration_lines(const case_registration& registration, const kbench::shape& s) {
+  kernel_case c(registration.name(), s);
+  registration.function()(c);
+  return declaration_lines(facts_of(declared(c), registration));
 }
 
 std::string gpu_compiler() {

@@ -1,15 +1,20 @@
-// kbench/procedure/timed_audit.hpp: what the timed launches of a timing run did, checked once its last
-// sample (the audit's: fresh inputs, poisoned outputs, the optimized kernel first) has run: the guards of
-// both sides' outputs and of the in-place working copies, the padding, input set 0, the fingerprints of
-// every timed input set, and the outputs of the sample's last launch against the reference's on the same
-// input set (in-place buffers in their working copies, in every mode).
+// kbench/procedure/timed_audit.hpp: what the timed launches of a timing run did. Each checked launch
+// (timing_run.hpp chooses them at random, once their sample has run): its outputs against the reference's on
+// the same input set (in-place buffers in their working copies, in every mode). Once the last sample has
+// run: the guards of both sides' outputs and of the working copies, the padding, input set 0, the
+// fingerprints of every timed input set, and memory a kernel kept in L2 through the cold flush.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "../contract/platform.hpp"
+#include "../engines/device_compare.hpp"
 #include "../results/outcome.hpp"
 #include "case_buffers.hpp"
 #include "host_computation.hpp"
@@ -43,37 +48,90 @@ inline void check_timed_memory(case_buffers& buffers, timed_input_sets& sets, bo
   }
 }
 
-// Everything above, then the outputs of launch `last` of the last sample against the reference's on the
-// same input set (the device reference's outputs there, or the host reference run on that set).
-inline void audit_timed_launches(case_buffers& buffers, output_comparator& comparator, host_computation& host,
-                                 timed_input_sets& sets, bool with_reference, int last, std::vector<finding>& found) {
-  buffers.synchronize_devices();
-  check_timed_memory(buffers, sets, with_reference, found);
-  const int set = last + 1;
+// Memory kept in L2 through the cold flush (NVIDIA; AMD has no persisting L2): an access-policy window a
+// launch left on a stream of the case (case_launcher.hpp clears it after every launch and remembers it),
+// or L2 set aside for persisting accesses, which kbench never sets. Every flush first sets persisting lines
+// back to normal (measure.hpp), but lines marked by a launch still queued survive that.
+inline void check_persisting_cache(case_buffers& buffers, std::vector<finding>& found) {
+  for (const side target : {side::optimized, side::reference}) {
+    const std::size_t bytes = buffers.launcher().access_window_bytes(target);
+    if (bytes == 0) continue;
+    found.push_back({finding_kind::persisting_cache,
+                     fmt::format("the {} kernel set an access-policy window of {:.4g} MiB on the stream kbench gave it "
+                                 "(persisting L2: the range stays cached through the cold flush); kbench cleared it "
+                                 "after every launch",
+                                 name_of(target), bytes / 1048576.0)});
+  }
+  const std::vector<int>& ordinals = buffers.devices().ordinals();
+  for (std::size_t d = 0; d < ordinals.size(); ++d) {
+    if (std::find(ordinals.begin(), ordinals.begin() + static_cast<std::ptrdiff_t>(d), ordinals[d]) !=
+        ordinals.begin() + static_cast<std::ptrdiff_t>(d)) {
+      continue;  // one GPU twice (--share-devices): said once
+    }
+    const current_device here = buffers.devices().on(static_cast<int>(d));
+    const std::size_t bytes = persisting_l2_set_aside();
+    if (bytes == 0) continue;
+    found.push_back({finding_kind::persisting_cache,
+                     fmt::format("{:.4g} MiB of L2 on GPU {} are set aside for persisting accesses "
+                                 "(cudaLimitPersistingL2CacheSize); kbench sets none, so a launch of the case did, "
+                                 "which keeps memory cached through the cold flush",
+                                 bytes / 1048576.0, ordinals[d])});
+  }
+}
+
+// Output k of launch `launch` against the reference's on the same input set (`expected`: the device
+// reference's output of that launch; null: the host reference's values): on the GPU when the tolerance
+// allows, with the comparator (which names the mismatches) when that finds anything or cannot run.
+inline comparison compare_timed_output(case_buffers& buffers, output_comparator& comparator, std::size_t k,
+                                       const void* actual, const void* expected) {
+  const buffer_slot& slot = buffers.output_slot(k);
+  const tolerance tol = buffers.declaration().tolerance_of(slot);
+  if (expected && !slot.padded() && device_can_compare(tol)) {
+    const current_device here = buffers.on(slot);
+    device_comparison d = compare_on_device(actual, expected, slot.type, slot.size, slot.extents, tol, buffers.stream_of(slot));
+    if (d.clean) return std::move(d.result);
+  }
+  return comparator.compare_at(k, actual, expected);
+}
+
+// Launch `launch` of the sample just run, checked: the optimized kernel's outputs against the reference's
+// on the same input set (the device reference's outputs of the same launch, or the host reference run on
+// that set), and the padding of its working copies. `where` names the launch. False when it found anything.
+inline bool check_timed_launch(case_buffers& buffers, output_comparator& comparator, host_computation& host,
+                               timed_input_sets& sets, bool with_reference, int launch, const std::string& where,
+                               std::vector<finding>& found) {
   std::vector<finding> problems;
   if (with_reference) {
     comparator.reference_ran();
-    for (std::size_t k = 0; k < buffers.output_count(); ++k) {
-      const buffer_slot& slot = buffers.output_slot(k);
-      if (!info(slot.type).is_float || buffers.in_place(k)) continue;
-      report_unwritten(slot, comparator.poisoned_in_reference(k), "reference", "unwritten", problems);
-    }
   } else {
-    run_host_reference(buffers, comparator, host, sets.input_set(last), false, problems);
+    run_host_reference(buffers, comparator, host, sets.input_set(launch), false, problems);
   }
-  for (finding& p : problems) found.push_back({p.kind, "in the last timed sample, " + p.text});
-  if (!problems.empty()) return;
+  for (finding& p : problems) found.push_back({p.kind, fmt::format("in a checked timed launch ({}), {}", where, p.text)});
+  if (!problems.empty()) return false;
+  bool agreed = true;
   for (std::size_t k = 0; k < buffers.output_count(); ++k) {
-    const void* expected = with_reference ? sets.output_of(side::reference, k, last) : nullptr;
-    const comparison c = comparator.compare_at(k, sets.output_of(side::optimized, k, last), expected);
+    const void* actual = sets.output_of(side::optimized, k, launch);
+    const void* expected = with_reference ? sets.output_of(side::reference, k, launch) : nullptr;
+    const comparison c = compare_timed_output(buffers, comparator, k, actual, expected);
+    const buffer_slot& slot = buffers.output_slot(k);
     if (!c.passed) {
       found.push_back({finding_kind::timed_launch_wrong,
-                       fmt::format("the last timed launch of the optimized kernel (input set {}) disagrees with the "
+                       fmt::format("a timed launch of the optimized kernel ({}, input set {}) disagrees with the "
                                    "reference on the same inputs, output '{}': {}",
-                                   set, buffers.output_slot(k).name,
-                                   c.reasons.empty() ? std::string("failed") : c.reasons.front())});
+                                   where, launch + 1, slot.name, c.reasons.empty() ? std::string("failed") : c.reasons.front())});
+      agreed = false;
+    }
+    if (!sets.in_copy(k) || buffers.in_place(k)) continue;  // the case's own outputs: the audit checks their padding
+    const current_device here = buffers.on(slot);
+    const std::string changed = padding_changes(actual, slot);
+    if (!changed.empty()) {
+      found.push_back({finding_kind::stray_write, fmt::format("in a checked timed launch ({}), the optimized kernel wrote "
+                                                              "into the padding of output '{}': {}",
+                                                              where, slot.name, changed)});
+      agreed = false;
     }
   }
+  return agreed;
 }
 
 }  // namespace detail

@@ -1,11 +1,14 @@
 // kbench/procedure/timed_input_sets.hpp: the input sets of a timing run's timed launches (timing_run.hpp
 // alone holds them, for the length of one run). Launch i of a sample reads input set i + 1: every input,
 // and for in-place buffers their drawn values, which each launch works on in a copy of its own (one per
-// launch and side, guarded). Before every sample all sets are drawn anew, outside the timed region, and
-// each input's fingerprint is added up as drawn and again after the launches: a launch that changed a
-// timed input shows as two sums that differ.
+// launch and side, guarded). In batch mode, where memory allows, every other output too has a copy per
+// launch and side, so that any launch of a sample can be checked against the reference's launch on the
+// same set. Before every sample all sets are drawn anew and every output prepared alike (poison, or the
+// drawn values), outside the timed region, and each input's fingerprint is added up as drawn and again
+// after the launches: a launch that changed a timed input shows as two sums that differ.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -42,13 +45,16 @@ class set_block {
   device_allocation memory_;
 };
 
-// The timed sets of one drawn buffer (an input, or an in-place output; for other outputs all empty).
+// The timed sets of one drawn buffer (an input, or an in-place output), or the per-launch copies of an
+// output that is not in place (sets and source empty).
 struct timed_buffer {
   set_block sets;    // its values in input sets 1..
   set_block source;  // what the cheap redraws rearrange (drawn once per timing run)
   device_buffer<unsigned long long> fingerprints;  // inputs: the sets' sums, as drawn and after
-  guarded_output working_reference;                // in-place buffers: one working copy per launch, per side,
-  guarded_output working_optimized;                // at the sets' stride
+  guarded_output working_reference;                // outputs: one working copy per launch, per side, `stride`
+  guarded_output working_optimized;                // apart (none: the launches write the case's own outputs)
+  std::size_t stride = 0;
+  int copies = 0;
   [[nodiscard]] guarded_output& working(side target) {
     return target == side::optimized ? working_optimized : working_reference;
   }
@@ -66,9 +72,18 @@ class timed_input_sets {
     return bytes;
   }
 
-  // Input sets 1 .. count, the values their cheap redraws rearrange (drawn here), and the in-place
-  // working copies of both sides.
-  timed_input_sets(case_buffers& buffers, int count)
+  // Bytes of `copies` working copies of each side of every output that is not in place.
+  [[nodiscard]] static std::size_t bytes_of_output_copies(const case_buffers& buffers, int copies) {
+    std::size_t bytes = 0;
+    for (std::size_t k = 0; k < buffers.output_count(); ++k) {
+      if (!buffers.in_place(k)) bytes += 2 * (stride_bytes(buffers.output_slot(k)) * copies + 2 * guard_bytes);
+    }
+    return bytes;
+  }
+
+  // Input sets 1 .. count, the values their cheap redraws rearrange (drawn here), the in-place working
+  // copies of both sides, and (`output_copies` > 1) that many working copies of every other output.
+  timed_input_sets(case_buffers& buffers, int count, int output_copies)
       : buffers_(buffers), inputs_(buffers.input_count()), outputs_(buffers.output_count()) {
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
       const buffer_slot& slot = buffers_.input_slot(k);
@@ -80,16 +95,20 @@ class timed_input_sets {
       KBENCH_HIP_CHECK(hipMemsetAsync(in.fingerprints.data(), 0, in.fingerprints.bytes(), buffers_.stream_of(slot)));
     }
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
-      if (!buffers_.in_place(k)) continue;
       const buffer_slot& slot = buffers_.output_slot(k);
       const current_device here = buffers_.on(slot);
       timed_buffer& out = outputs_[k];
-      out.sets = set_block(slot.storage_bytes(), count);
-      out.source = set_block(slot.storage_bytes(), count);
-      out.working_reference = guarded_output(out.sets.bytes());
-      out.working_optimized = guarded_output(out.sets.bytes());
+      if (buffers_.in_place(k)) {
+        out.sets = set_block(slot.storage_bytes(), count);
+        out.source = set_block(slot.storage_bytes(), count);
+      }
+      out.copies = buffers_.in_place(k) ? count : output_copies > 1 ? output_copies : 0;
+      if (out.copies == 0) continue;
+      out.stride = stride_bytes(slot);
+      out.working_reference = guarded_output(out.stride * static_cast<std::size_t>(out.copies));
+      out.working_optimized = guarded_output(out.stride * static_cast<std::size_t>(out.copies));
       for (const side target : {side::reference, side::optimized}) {
-        out.working(target).prepare(dtype::u8, out.sets.bytes(), buffers_.stream_of(slot));  // arms the guards
+        out.working(target).prepare(dtype::u8, out.working(target).bytes(), buffers_.stream_of(slot));  // arms the guards
       }
     }
     for_each_drawn([&](const buffer_slot& slot, std::size_t stream_id, timed_buffer& timed) {
@@ -142,20 +161,13 @@ class timed_input_sets {
     return changed;
   }
 
-  // The in-place working copies of `target` for the first `launches` launches get their input sets'
-  // drawn values (outside any timed region).
-  void restore_working(side target, int launches) {
-    for (std::size_t k = 0; k < outputs_.size(); ++k) {
-      if (!buffers_.in_place(k)) continue;
-      const buffer_slot& slot = buffers_.output_slot(k);
-      const current_device here = buffers_.on(slot);
-      timed_buffer& out = outputs_[k];
-      KBENCH_HIP_CHECK(hipMemcpyAsync(out.working(target).data(), out.sets.data(),
-                                      out.sets.stride() * static_cast<std::size_t>(launches), hipMemcpyDeviceToDevice,
-                                      buffers_.stream_of(slot)));
-    }
-    buffers_.devices().join();
-  }
+  // The outputs of `target` for the first `launches` launches of a sample, prepared alike before every
+  // sample (outside any timed region): in-place working copies get their input sets' drawn values, every
+  // other output the poison (its working copies, or the case's own output).
+  void prepare_outputs(side target, int launches) { prepare(target, launches, true); }
+  // The in-place working copies alone (the reference's in a sample: nothing reads its other outputs
+  // before it writes them).
+  void restore_in_place(side target, int launches) { prepare(target, launches, false); }
 
   // Launch `launch` of a timed sample of `target`: input set launch + 1, and for in-place buffers that
   // launch's working copy.
@@ -166,10 +178,12 @@ class timed_input_sets {
 
   // Where launch `launch` of a sample of `target` writes output k.
   [[nodiscard]] void* output_of(side target, std::size_t k, int launch) {
-    if (!buffers_.in_place(k)) return buffers_.output_data(target, k);
+    if (outputs_[k].copies == 0) return buffers_.output_data(target, k);
     return static_cast<unsigned char*>(outputs_[k].working(target).data()) +
-           static_cast<std::size_t>(launch) * outputs_[k].sets.stride();
+           static_cast<std::size_t>(launch) * outputs_[k].stride;
   }
+  // Whether output k of a launch is a working copy (else the case's own output).
+  [[nodiscard]] bool in_copy(std::size_t k) const { return outputs_[k].copies > 0; }
 
   // Where the input set of launch `launch` lives, for a host function to read.
   [[nodiscard]] input_set_view input_set(int launch) const {
@@ -181,17 +195,17 @@ class timed_input_sets {
     return view;
   }
 
-  // A finding for each in-place buffer whose working copies of `target` a launch wrote outside of.
+  // A finding for each output whose working copies of `target` a launch wrote outside of.
   void check_working_guards(side target, const std::string& context, std::vector<finding>& found) {
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
-      if (!buffers_.in_place(k) || outputs_[k].sets.count() == 0) continue;
+      if (outputs_[k].copies == 0) continue;
       const buffer_slot& slot = buffers_.output_slot(k);
       const current_device here = buffers_.on(slot);
       const std::string stray = outputs_[k].working(target).check_guards();
       if (!stray.empty()) {
         found.push_back({finding_kind::stray_write,
-                         fmt::format("{}the {} kernel wrote outside the timed copies of in-place buffer '{}': {}",
-                                     context, name_of(target), slot.name, stray)});
+                         fmt::format("{}the {} kernel wrote outside the timed copies of {} '{}': {}", context,
+                                     name_of(target), buffers_.in_place(k) ? "in-place buffer" : "output", slot.name, stray)});
       }
     }
   }
@@ -214,6 +228,28 @@ class timed_input_sets {
       if (!buffers_.in_place(k)) continue;
       const current_device here = buffers_.on(buffers_.output_slot(k));
       f(buffers_.output_slot(k), buffers_.output_stream_id(k), outputs_[k]);
+    }
+    buffers_.devices().join();
+  }
+
+  // prepare_outputs, or (`poison_others` false) restore_in_place.
+  void prepare(side target, int launches, bool poison_others) {
+    for (std::size_t k = 0; k < outputs_.size(); ++k) {
+      const buffer_slot& slot = buffers_.output_slot(k);
+      timed_buffer& out = outputs_[k];
+      if (!buffers_.in_place(k) && !poison_others) continue;
+      if (out.copies == 0) {
+        buffers_.poison_output(target, k);
+        continue;
+      }
+      const current_device here = buffers_.on(slot);
+      const std::size_t bytes = out.stride * static_cast<std::size_t>(std::min(launches, out.copies));
+      if (buffers_.in_place(k)) {
+        KBENCH_HIP_CHECK(hipMemcpyAsync(out.working(target).data(), out.sets.data(), bytes, hipMemcpyDeviceToDevice,
+                                        buffers_.stream_of(slot)));
+      } else {
+        poison(out.working(target).data(), slot.type, bytes / info(slot.type).size, buffers_.stream_of(slot));
+      }
     }
     buffers_.devices().join();
   }

@@ -3,19 +3,27 @@
 //
 //   warm_up               launches of both kernels on the checked inputs, by count and by time (clocks ramp up)
 //   choose_mode           a pilot of hot samples decides the automatic mode and the batch size
-//   draw_input_sets       the input sets of the timed launches: in batch mode one per launch of a sample
+//   draw_input_sets       the input sets of the timed launches: in batch mode one per launch of a sample, and
+//                         where memory allows outputs of its own for each launch
 //   prepare_mode          cold mode's cache flush, batch mode's graphs
-//   sample_until_stopped  before every sample, every input set is drawn anew (untimed), so no timed launch
-//                         reads inputs an earlier launch has seen; then reference and optimized back to back,
-//                         each between its own event pair, until the stop rule says so (stop_rule.hpp)
-//   audit_last_sample     one more sample, on inputs fresh from the generator and poisoned outputs, the
-//                         optimized kernel first, checked against the reference on the same inputs (in-place
-//                         buffers too, in every mode); then the guards, the checked inputs and the
-//                         fingerprints of every input set (timed_audit.hpp)
+//   sample_until_stopped  before every sample, every input set is drawn anew and the optimized kernel's
+//                         outputs poisoned (untimed), so no timed launch reads inputs an earlier launch has
+//                         seen and none can tell whether it will be checked; then reference and optimized
+//                         back to back in an order drawn per sample, each between its own event pair, until
+//                         the stop rule says so (stop_rule.hpp); after each sample, launches drawn at random
+//                         are checked against the reference's on the same inputs, the last sample's always
+//                         (timed_checks.hpp)
+//   audit_timed_memory    the guards, the checked inputs, the fingerprints of every input set, and memory a
+//                         kernel kept in L2 through the cache flush (timed_audit.hpp)
 //   summarize_samples     statistics of both kernels and the speedup's interval
 //   measure_latency       cold launches on fresh inputs (latency: one cold launch less the event-pair floor)
 //                         and on the inputs of the launch before (a kernel faster on those reuses results)
 //   measure_unseen_work   one launch on an idle device timed on the host's clock
+//
+// Every launch of the optimized kernel starts from outputs prepared alike: poison, or the drawn values in
+// place. The reference's outputs are not poisoned while timed (half the cost per sample): nothing reads
+// them before the reference writes them, and when the optimized kernel goes first they hold another
+// input set's values, which a kernel that copies them gets wrong.
 //
 // The run measures; judge.hpp decides what the measurements mean.
 #pragma once
@@ -36,11 +44,13 @@
 #include "../engines/timing.hpp"
 #include "../results/results.hpp"
 #include "../results/statistics.hpp"
+#include "batch_graphs.hpp"
 #include "case_buffers.hpp"
 #include "case_device_tools.hpp"
 #include "host_computation.hpp"
 #include "output_comparator.hpp"
 #include "timed_audit.hpp"
+#include "timed_checks.hpp"
 #include "timed_input_sets.hpp"
 
 namespace kbench {
@@ -79,10 +89,13 @@ class timing_run {
       prepare_mode();
     });
     stage("sampling", [&] { sample_until_stopped(); });
-    stage("audit", [&] { audit_last_sample(); });
+    stage("audit", [&] { audit_timed_memory(); });
     summarize_samples();
     stage("latency", [&] { measure_latency(); });
     stage("unseen work", [&] { measure_unseen_work(); });
+    check_persisting_cache(buffers_, t_.findings);
+    t_.checks = checks_->summary();
+    checks_.reset();
     sets_.reset();
     judge_timing(t_, {gpu_.l2_bytes, ceilings_.copy, ceilings_.floor});
     return t_;
@@ -92,11 +105,20 @@ class timing_run {
   [[nodiscard]] hipStream_t stream() const { return buffers_.stream(); }
   [[nodiscard]] std::size_t flush() const { return flush_bytes(options_, gpu_.l2_bytes); }
 
+  // Input set 0's outputs of the optimized kernel as every launch of it starts: poison, or the drawn
+  // values in place.
+  void prepare_set_zero() {
+    for (std::size_t k = 0; k < buffers_.output_count(); ++k) {
+      if (!buffers_.in_place(k)) buffers_.poison_output(side::optimized, k);
+    }
+    buffers_.restore_in_place(side::optimized);
+  }
+
   void warm_up() {
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < options_.warmup || host_seconds_since(start) < options_.warmup_time; ++i) {
       buffers_.restore_in_place(side::reference);
-      buffers_.restore_in_place(side::optimized);
+      prepare_set_zero();
       if (with_reference_) buffers_.launch(side::reference);
       buffers_.launch(side::optimized);
       buffers_.synchronize();
@@ -105,7 +127,7 @@ class timing_run {
 
   void choose_mode() {
     auto hot_start = [&] {
-      buffers_.restore_in_place(side::optimized);
+      prepare_set_zero();
       flushes_.before_timed(nullptr);
       spin_.enqueue(stream(), 20e-6);
     };
@@ -124,7 +146,14 @@ class timing_run {
     t_.input_sets_wanted = plan.wanted;
     t_.mode = mode_.mode;
     t_.launches_per_sample = per_sample_ = plan.launches_per_sample;
-    sets_.emplace(buffers_, plan.sets);  // drawn before each sample, from the first on
+    // Batch mode: outputs of its own for each launch, so that any can be checked, where they fit in what
+    // the sets (each with its source and, in place, two working copies) leave.
+    const std::size_t sets_bytes = 4 * static_cast<std::size_t>(plan.sets) * set_bytes;
+    const std::size_t left = free_bytes > sets_bytes ? (free_bytes - sets_bytes) / 2 : 0;
+    const bool own_outputs =
+        per_sample_ == 1 || timed_input_sets::bytes_of_output_copies(buffers_, per_sample_) <= left;
+    sets_.emplace(buffers_, plan.sets, own_outputs ? per_sample_ : 1);  // drawn before each sample, from the first on
+    checks_.emplace(buffers_, comparator_, host_, per_sample_, own_outputs);
   }
 
   void prepare_mode() {
@@ -132,58 +161,28 @@ class timing_run {
       case timing_mode::cold:
         flush_.emplace(flush(), std::max(gpu_.multiprocessors, 1));
         t_.method = fmt::format("cold: a {} MiB read evicts the caches before each launch; one launch per event pair; "
-                                "reference and optimized interleaved",
+                                "reference and optimized interleaved, in an order drawn per sample",
                                 flush_->bytes() >> 20);
         break;
       case timing_mode::hot:
         t_.method = "hot: no cache flush; one launch per event pair, queued behind a 20 us spin kernel; reference and "
-                    "optimized interleaved";
+                    "optimized interleaved, in an order drawn per sample";
         break;
-      default: capture_batches(); break;
+      default: graphs_.capture(stream(), *sets_, with_reference_, per_sample_, t_); break;
     }
     t_.method += input_sets_method(t_);
   }
 
-  // Draws every timed input set anew (and restores the in-place working copies from them): rearranged
-  // for an ordinary sample, from the generator for the audit and the seen-inputs check.
-  void redraw(bool fresh = false) {
-    sets_->redraw(static_cast<std::uint64_t>(++draws_), fresh);
-    sets_->restore_working(side::reference, per_sample_);
-    sets_->restore_working(side::optimized, per_sample_);
-  }
-
-  // Batch mode: per_sample_ launches of each side captured in a graph, launch i on input set i + 1; when
-  // a side cannot be captured, both are launched on the stream instead, and a note says why.
-  void capture_batches() {
-    try {
-      if (with_reference_) {
-        reference_graph_.emplace(stream(), [&](int i) { sets_->launch(side::reference, i); }, per_sample_);
-        t_.reference_graph_operations = static_cast<long long>(reference_graph_->nodes());
-      }
-      optimized_graph_.emplace(stream(), [&](int i) { sets_->launch(side::optimized, i); }, per_sample_);
-      t_.optimized_graph_operations = static_cast<long long>(optimized_graph_->nodes());
-      t_.method = fmt::format("batch: a graph of {} launches per event pair, time per launch; hot caches; reference "
-                              "and optimized interleaved",
-                              per_sample_);
-    } catch (const error& e) {
-      reference_graph_.reset();
-      optimized_graph_.reset();
-      t_.reference_graph_operations = t_.optimized_graph_operations = -1;
-      t_.method = fmt::format("batch: {} launches on the stream per event pair, time per launch; hot caches; reference "
-                              "and optimized interleaved",
-                              per_sample_);
-      t_.findings.push_back({finding_kind::note, fmt::format("the launches could not be captured in a graph ({}); "
-                                                             "batched on the stream",
-                                                             e.what())});
-    }
-  }
+  // Draws every timed input set anew: rearranged for a sample, from the generator for the seen-inputs
+  // check.
+  void redraw(bool fresh = false) { sets_->redraw(static_cast<std::uint64_t>(++draws_), fresh); }
 
   // The launches of one side in one sample, between that side's events, queued behind the flush (of
   // every device of the case) or a spin so that the launch overhead is not timed.
   void timed(side target, event_pair& events) {
     flushes_.before_timed(flush_ ? &*flush_ : nullptr);
     if (!flush_) spin_.enqueue(stream(), 20e-6);
-    const std::optional<launch_graph>& graph = target == side::optimized ? optimized_graph_ : reference_graph_;
+    const std::optional<launch_graph>& graph = graphs_.of(target);
     events.record_around(stream(), [&] {
       if (graph) {
         graph->launch(stream());
@@ -193,10 +192,14 @@ class timing_run {
     });
   }
 
-  // Fresh inputs, then reference and optimized back to back, so that clock and thermal drift hit both;
-  // the fingerprints of the inputs are taken once the device is idle again (never while timed).
-  void sample(bool optimized_first) {
-    redraw(optimized_first);
+  // Inputs drawn anew and outputs prepared alike, then reference and optimized back to back in an order
+  // drawn for this sample, so that clock and thermal drift hit both; the fingerprints of the inputs are
+  // taken once the device is idle again (never while timed). Returns both sides' timed seconds.
+  double sample() {
+    redraw();
+    if (with_reference_) sets_->restore_in_place(side::reference, per_sample_);
+    sets_->prepare_outputs(side::optimized, per_sample_);
+    const bool optimized_first = checks_->optimized_first();
     if (optimized_first) timed(side::optimized, optimized_events_);
     if (with_reference_) timed(side::reference, reference_events_);
     if (!optimized_first) timed(side::optimized, optimized_events_);
@@ -204,28 +207,32 @@ class timing_run {
     if (with_reference_) reference_events_.wait();
     waits_.push_back(device_idle_wait());
     sets_->fingerprint_after_launches();
-    if (with_reference_) reference_s_.push_back(reference_events_.seconds() / per_sample_);
+    const double reference = with_reference_ ? reference_events_.seconds() : 0.0;
+    if (with_reference_) reference_s_.push_back(reference / per_sample_);
     optimized_s_.push_back(optimized_events_.seconds() / per_sample_);
+    return optimized_events_.seconds() + reference;
   }
 
+  // Samples until the stop rule says so; after each, launches drawn at random are checked (the last
+  // sample's always: the rule decides only after a sample ran).
   void sample_until_stopped() {
     stop_rule rule(options_);
     const auto start = std::chrono::steady_clock::now();
-    do {
-      sample(false);
-    } while (!rule.should_stop(optimized_s_, reference_s_, host_seconds_since(start)));
+    bool stop = false;
+    while (!stop) {
+      const double timed_seconds = sample();
+      stop = rule.should_stop(optimized_s_, reference_s_, host_seconds_since(start));
+      checks_->after_sample(*sets_, timed_seconds, stop, t_.findings);
+    }
     t_.precise = rule.precise();
     t_.optimized_precision = rule.optimized_precision();
     t_.reference_precision = rule.reference_precision();
   }
 
-  // A kernel that skips work once it has warmed up, or only while it is timed, leaves poison or another
-  // input set's values behind; the optimized kernel goes first, so the reference's outputs it could copy
-  // are poison too.
-  void audit_last_sample() {
-    buffers_.poison_outputs();
-    sample(true);
-    audit_timed_launches(buffers_, comparator_, host_, *sets_, with_reference_, per_sample_ - 1, t_.findings);
+  // What the timed launches did to memory besides their outputs (timed_audit.hpp).
+  void audit_timed_memory() {
+    buffers_.synchronize_devices();
+    check_timed_memory(buffers_, *sets_, with_reference_, t_.findings);
   }
 
   void summarize_samples() {
@@ -247,9 +254,10 @@ class timing_run {
     const cache_flush cold(flush(), std::max(gpu_.multiprocessors, 1));
     std::vector<double> fresh, seen;
     auto single = [&](std::vector<double>& into) {
-      sets_->restore_working(side::optimized, 1);
+      sets_->prepare_outputs(side::optimized, 1);
       flushes_.before_timed(&cold);
       into.push_back(optimized_events_.time(stream(), [&] { sets_->launch(side::optimized, 0); }));
+      checks_->after_single(*sets_, into.back(), &into == &fresh ? "a latency launch" : "a seen-inputs launch", t_.findings);
     };
     for (int i = 0; i < seen_pairs; ++i) {
       redraw(true);
@@ -262,9 +270,11 @@ class timing_run {
     std::vector<double> hot;
     for (int i = 0; i < seen_pairs; ++i) {
       redraw();
+      sets_->prepare_outputs(side::optimized, 1);
       flushes_.before_timed(nullptr);
       spin_.enqueue(stream(), 20e-6);
       hot.push_back(optimized_events_.time(stream(), [&] { sets_->launch(side::optimized, 0); }));
+      checks_->after_single(*sets_, hot.back(), "a hot latency launch", t_.findings);
       sets_->fingerprint_after_launches();
     }
     t_.hot_latency = std::max(summarize(hot).median - ceilings_.floor.events_only, 0.0);
@@ -277,7 +287,7 @@ class timing_run {
   // Work the timed stream did not see (another stream, or started after the launch returned) keeps the
   // device busy on the host's clock.
   void measure_unseen_work() {
-    t_.launch_wall = launch_wall_time([&] { sets_->restore_working(side::optimized, 1); },
+    t_.launch_wall = launch_wall_time([&] { sets_->prepare_outputs(side::optimized, 1); },
                                       [&] { sets_->launch(side::optimized, 0); });
   }
 
@@ -299,13 +309,14 @@ class timing_run {
   const bool with_reference_;
   device_flushes flushes_;
   std::optional<timed_input_sets> sets_;
+  std::optional<timed_checks> checks_;
   timing_result t_;
   mode_plan mode_;
   int per_sample_ = 1;
   int draws_ = 0;
   event_pair reference_events_, optimized_events_;
   std::optional<cache_flush> flush_;
-  std::optional<launch_graph> reference_graph_, optimized_graph_;
+  batch_graphs graphs_;
   std::vector<double> reference_s_, optimized_s_, waits_;
 };
 

@@ -32,6 +32,7 @@ class case_mode {
 inline void run_case(const case_registration& reg, const kbench::shape& s, const run_options& options, case_mode& mode) {
   case_record& record = new_record(reg, s);
   try {
+    record.declaration = declaration_lines(reg, s);
     const gpu_info* g = filtered_out(reg, s, options, record) ? nullptr : gpu_or_skip(options, record);
     if (g == nullptr) return mode.not_run(record);
     mode.prepare(*g);

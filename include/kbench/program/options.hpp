@@ -206,6 +206,9 @@ inline void declare_output_options(CLI::App& app, run_options& o, option_texts& 
   app.add_option("--baseline-threshold", o.baseline_threshold, "slowdown against the baseline that fails (0.05: 5%)")
       ->envname("KBENCH_BASELINE_THRESHOLD")
       ->check(CLI::Range(0.0, 10.0));
+  app.add_flag("--intended-change", o.intended_change,
+               "the test changed on purpose: a reference whose time moved against --baseline is noted, not a failure")
+      ->envname("KBENCH_INTENDED_CHANGE");
   app.add_option("--shape", t.shapes, "run at this shape instead of the registered ones: rows=4096,cols=8192 (repeatable)")
       ->envname("KBENCH_SHAPE")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll)

@@ -19,6 +19,7 @@
 #include "../procedure.hpp"
 #include "../results/report.hpp"
 #include "../results/results.hpp"
+#include "completion_channel.hpp"
 #include "options.hpp"
 
 namespace kbench {
@@ -159,6 +160,7 @@ inline case_record& new_record(const case_registration& reg, const kbench::shape
   r.case_name = reg.name();
   r.shape = s;
   progress().starting(journal().cases.size(), case_label(r.case_name, s));
+  child_channel().starting(case_label(r.case_name, s));
   return r;
 }
 

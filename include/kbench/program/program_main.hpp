@@ -11,7 +11,9 @@
 // usage; 77 skipped: no GPU is usable (unless --require-gpu / KBENCH_REQUIRE_GPU=1, which makes that a
 // failure), or --max-elements left nothing to run. --json <path> writes every result (json_report.hpp),
 // --markdown and --csv a table of them (table_report.hpp); --baseline <earlier perf JSON> compares with an
-// earlier run (baseline.hpp) and fails (1) when a case got slower beyond --baseline-threshold.
+// earlier run (baseline.hpp) and fails (1) when a case got slower beyond --baseline-threshold, or its
+// reference's time moved beyond it (unless --intended-change). correctness, perf and census run supervised
+// (supervisor.hpp): a program that ends before kbench decided its status fails, whatever its exit status.
 #pragma once
 
 #include <cstdio>
@@ -28,6 +30,7 @@
 #include "../version.hpp"
 #include "case_lifecycle.hpp"
 #include "program.hpp"
+#include "supervisor.hpp"
 
 namespace kbench {
 namespace detail {
@@ -47,6 +50,7 @@ inline bool write_tables_and_compare(const run_record& run, const nlohmann::orde
   if (options.baseline_path.empty() || run.mode != run_mode::perf) return false;
   baseline_options compare;
   compare.threshold = options.baseline_threshold;
+  compare.intended_change = options.intended_change;
   const baseline_report report = compare_with_baseline(load_results(options.baseline_path), document, compare);
   fmt::print("\nagainst the baseline {}:\n{}", options.baseline_path, format_baseline(report));
   return report.regressed();
@@ -60,7 +64,8 @@ int finish(const char* program, const run_options& options, int framework_status
   if (!options.json_path.empty()) write_json_document(document, run.mode, options.json_path, program);
   progress().end();
   if (write_tables_and_compare(run, document, options)) {
-    fmt::print("kbench: a regression against the baseline (above): a case slower beyond {:.3g}%, or failing now\n",
+    fmt::print("kbench: a regression against the baseline (above): a case slower beyond {:.3g}%, failing now, or "
+               "whose reference moved (--intended-change if the test changed on purpose)\n",
                100 * options.baseline_threshold);
     return 1;
   }
@@ -170,9 +175,9 @@ inline void check_registry() {
   }
 }
 
-}  // namespace detail
-
-int run_main(int argc, char** argv) {
+// The program, told whether it runs as a supervised child: a parent (not supervised) of a mode that runs
+// cases starts the child and ends as supervisor.hpp judges it.
+inline int run_program(int argc, char** argv, bool supervised) {
   try {
     run_options options = parse_options(argc, argv);
     if (options.help) {
@@ -181,24 +186,28 @@ int run_main(int argc, char** argv) {
       if (options.mode == run_mode::list) return 0;
       std::printf("\n%s options:\n", options.mode == run_mode::perf ? "Google Benchmark" : "Catch2");
       std::fflush(stdout);
-      return options.mode == run_mode::perf ? detail::run_perf(argv[0], options) : detail::run_correctness(argv[0], options);
+      return options.mode == run_mode::perf ? run_perf(argv[0], options) : run_correctness(argv[0], options);
     }
-    detail::check_registry();
-    detail::check_run_shapes(options);
+    check_registry();
+    check_run_shapes(options);
     if (!options.baseline_path.empty()) (void)load_results(options.baseline_path);  // a bad file fails now, not after the run
-    run_record& run = detail::journal();
+    if (!supervised && can_supervise && options.mode != run_mode::list) {
+      const std::string json_file = options.json_path.empty() ? "" : json_document_path(options.json_path, options.mode, argv[0]);
+      return supervise(argv, json_file, options.mode);
+    }
+    run_record& run = journal();
     run.kbench_version = version;
-    run.compiler = detail::gpu_compiler();
-    run.optimized_build = detail::gpu_code_optimized();
+    run.compiler = gpu_compiler();
+    run.optimized_build = gpu_code_optimized();
     run.warmup = options.warmup;
     run.warmup_time = options.warmup_time;
     run.iterations = options.iterations;
     run.mode = options.mode;
     switch (options.mode) {
-      case run_mode::correctness: return detail::run_correctness(argv[0], options);
-      case run_mode::perf: return detail::run_perf(argv[0], options);
-      case run_mode::census: return detail::run_census(argv[0], options);
-      case run_mode::list: return detail::run_list(options);
+      case run_mode::correctness: return run_correctness(argv[0], options);
+      case run_mode::perf: return run_perf(argv[0], options);
+      case run_mode::census: return run_census(argv[0], options);
+      case run_mode::list: return run_list(options);
     }
   } catch (const usage_error& e) {
     std::fprintf(stderr, "kbench: %s\n", e.what());
@@ -208,6 +217,16 @@ int run_main(int argc, char** argv) {
     return 1;
   }
   return 1;
+}
+
+}  // namespace detail
+
+int run_main(int argc, char** argv) {
+  // Before anything runs: a supervised child takes its channel out of the environment.
+  const detail::completion_channel& channel = detail::child_channel();
+  const int status = detail::run_program(argc, argv, channel.supervised());
+  channel.completed(status);  // after the results files: the parent now knows the run finished
+  return status;
 }
 
 }  // namespace kbench

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,32 @@ struct mismatch {
   double abs_error;
   double rel_error;
   bool never_written;  // the element still holds the poison pattern
+};
+
+// A place where the mismatches max_mismatch let through gather: a run of a row or of a column, or a tile,
+// of the output seen as rows (its leading extents flattened) by columns (its last extent); a run of a
+// 1-D output.
+struct mismatch_cluster {
+  std::string where;            // e.g. "rows 32..47, columns 64..79"
+  std::size_t first_index = 0;  // of its first mismatch
+  std::size_t mismatches = 0;
+  std::size_t elements = 0;
+  std::size_t threshold = 0;    // the fewest the allowance spread at random would practically never put there
+};
+
+// The mismatches max_mismatch let through, audited (engines/slack_audit.hpp): how far beyond the element
+// rules they are (in multiples of the rules, the relative part at no less than the reference's RMS), and
+// whether they gather.
+struct slack_audit {
+  std::size_t let_through = 0;        // finite mismatches within the allowance
+  double bound = 0.0;                 // the tolerance's slack bound, in multiples (infinity: none)
+  double worst_multiple = 0.0;        // the largest among them
+  std::size_t worst_index = 0;
+  std::size_t beyond_bound = 0;       // junk inside the slack
+  std::size_t first_beyond_bound = 0;
+  std::size_t clustered_places = 0;   // places holding at least their threshold
+  double false_alarm = 0.0;           // the chance that the allowance spread at random reaches any threshold
+  std::vector<mismatch_cluster> clusters;  // the densest few of them, densest first
 };
 
 // What a comparison found. Counts and maxima cover every element; cosine and relative L2 cover the
@@ -58,6 +85,7 @@ struct comparison {
   double allowed_at_max_abs = std::numeric_limits<double>::infinity();
 
   std::vector<mismatch> first_mismatches;  // in index order
+  std::optional<slack_audit> slack;        // when max_mismatch let mismatches through
 };
 
 namespace detail {

@@ -14,11 +14,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "../contract/error.hpp"
+#include "case_digest.hpp"
 #include "results.hpp"
 
 namespace kbench {
@@ -53,7 +55,24 @@ inline json to_json(const tolerance& t) {
   }
   return {{"description", t.description},       {"element_rules", rules},
           {"equal_nan", t.equal_nan},           {"max_mismatch_fraction", number(t.max_mismatch_fraction)},
-          {"min_cosine", optional_number(t.min_cosine)}, {"max_relative_l2", optional_number(t.max_relative_l2)}};
+          {"min_cosine", optional_number(t.min_cosine)}, {"max_relative_l2", optional_number(t.max_relative_l2)},
+          {"slack_bound", number(t.slack_bound)},       {"slack_may_cluster", t.slack_may_cluster}};
+}
+
+// The audit of what max_mismatch let through; null when it let nothing through.
+inline json to_json(const std::optional<slack_audit>& audit) {
+  if (!audit) return nullptr;
+  const slack_audit& s = *audit;
+  json clusters = json::array();
+  for (const mismatch_cluster& c : s.clusters) {
+    clusters.push_back({{"where", c.where}, {"first_index", c.first_index}, {"mismatches", c.mismatches},
+                        {"elements", c.elements}, {"threshold", c.threshold}});
+  }
+  return {{"let_through", s.let_through},           {"bound", number(s.bound)},
+          {"worst_multiple", number(s.worst_multiple)}, {"worst_index", s.worst_index},
+          {"beyond_bound", s.beyond_bound},         {"first_beyond_bound", s.first_beyond_bound},
+          {"clustered_places", s.clustered_places}, {"false_alarm", number(s.false_alarm)},
+          {"clusters", clusters}};
 }
 
 inline json to_json(const output_result& o) {
@@ -80,6 +99,7 @@ inline json to_json(const output_result& o) {
             {"ulps_equal", r.ulps_equal}, {"ulps_one", r.ulps_one}, {"ulps_two", r.ulps_two}, {"max_ulps", r.max_ulps},
             {"allowed_at_max_abs", number(r.allowed_at_max_abs)}}},
           {"first_mismatches", mismatches},
+          {"slack", to_json(r.slack)},
           {"oracle", o.oracle ? json{{"reference_inexact", number(o.oracle->reference_inexact)},
                                      {"optimized_inexact", number(o.oracle->optimized_inexact)},
                                      {"reference_max_ulps", o.oracle->reference_max_ulps},
@@ -140,6 +160,10 @@ inline json to_json(const timing_result& t, const stage_times& stages) {
           {"input_sets", t.input_sets},
           {"input_sets_wanted", t.input_sets_wanted},
           {"input_set_bytes", number(t.input_set_bytes)},
+          {"launch_checks", {{"launches_timed", t.checks.timed},
+                      {"launches_checked", t.checks.checked},
+                      {"smallest_share_caught", t.checks.checked > 0 ? number(t.checks.smallest_share_caught) : json(nullptr)},
+                      {"limit", t.checks.limit}}},
           {"optimized", to_json(t.optimized)},
           {"reference", t.reference ? to_json(*t.reference) : json(nullptr)},
           {"samples", {{"optimized", samples(t.optimized_samples)},
@@ -204,6 +228,19 @@ inline json to_json(const census_side& side) {
           {"whole_seconds", optional_figure(side.whole_seconds)}};
 }
 
+// The declaration's lines and their digest (null when they could not be read), and the digest of each
+// side's kernels as its census saw them (null without a census: correctness runs).
+inline json declaration_json(const case_record& c) {
+  if (c.declaration.empty()) return nullptr;
+  return {{"digest", digest_of_lines(c.declaration)}, {"lines", c.declaration}};
+}
+
+inline json kernels_digest_json(const case_record& c) {
+  if (!c.census) return nullptr;
+  auto digest = [](const std::optional<std::string>& d) { return d ? json(*d) : json(nullptr); };
+  return {{"reference", digest(kernels_digest(c.census->reference))}, {"optimized", digest(kernels_digest(c.census->optimized))}};
+}
+
 inline json to_json(const case_census& c) {
   return {{"platform", c.platform},
           {"profiler_launches", c.profiler_launches},
@@ -235,7 +272,9 @@ inline json to_json(const case_census& c) {
                      {"devices_shared", c.devices_shared},
                      {"peer_access", c.peer_access},
                      {"timing", c.timing ? detail::to_json(*c.timing, c.stage_seconds) : json(nullptr)},
-                     {"census", c.census ? detail::to_json(*c.census) : json(nullptr)}});
+                     {"census", c.census ? detail::to_json(*c.census) : json(nullptr)},
+                     {"declaration", detail::declaration_json(c)},
+                     {"kernels_digest", detail::kernels_digest_json(c)}});
   }
   const gpu_info& g = run.device;
   json copy = nullptr;
@@ -249,6 +288,10 @@ inline json to_json(const case_census& c) {
       {"schema", "kbench-results/1"},
       {"kbench_version", run.kbench_version},
       {"mode", std::string(to_string(run.mode))},
+      // The program wrote this document after its last case; a supervising parent that saw it end
+      // early sets false, with the reason (program/supervisor.hpp).
+      {"complete", true},
+      {"incomplete_reason", nullptr},
       {"compiler", run.compiler},
       {"optimized_build", run.optimized_build},
       {"device",
@@ -270,16 +313,22 @@ inline json to_json(const case_census& c) {
 // The document's text, as the JSON file holds it.
 [[nodiscard]] inline std::string to_json(const run_record& run) { return results_document(run).dump(2); }
 
-// Writes a run's document (results_document) to `path`; a file that cannot be written is an error, not a
-// silent loss. A path ending in '/' names a folder: the file is <folder>/<program>.<mode>.json, so one
-// setting serves every test program of a ctest run.
-inline void write_json_document(const nlohmann::ordered_json& document, run_mode mode, std::string path,
-                                const std::string& program) {
+// The file a run's document goes to: `path`, or, when it ends in '/' (a folder),
+// <folder>/<program>.<mode>.json, so that one setting serves every test program of a ctest run.
+[[nodiscard]] inline std::string json_document_path(std::string path, run_mode mode, const std::string& program) {
   if (!path.empty() && path.back() == '/') {
     const std::size_t slash = program.find_last_of('/');
     path += (slash == std::string::npos ? program : program.substr(slash + 1)) + "." + std::string(to_string(mode)) +
             ".json";
   }
+  return path;
+}
+
+// Writes a run's document (results_document) to json_document_path(path); a file that cannot be written is
+// an error, not a silent loss.
+inline void write_json_document(const nlohmann::ordered_json& document, run_mode mode, std::string path,
+                                const std::string& program) {
+  path = json_document_path(std::move(path), mode, program);
   std::ofstream file(path);
   if (!file) throw error("cannot write the JSON report to '" + path + "'");
   file << document.dump(2) << '\n';

@@ -38,13 +38,14 @@ enum class finding_kind {
   nondeterministic,    // the optimized kernel gave other bits on the same inputs (fails if the case says deterministic)
   accuracy_loss,       // against the oracle, materially less accurate than the reference
   misaligned,          // wrong, or failing, with buffers moved off their natural alignment
-  timed_launch_wrong,  // the last timed sample disagrees with the reference
+  timed_launch_wrong,  // a checked timed launch disagrees with the reference on the same inputs
   unseen_work,         // work the timed stream did not see: another stream, after the launch returned, skipped calls
   memoization,         // faster on inputs an earlier launch has seen: results reused
   implausible,         // a speedup or a bandwidth the case or the device does not allow
   requirement_missed,  // short of require_speedup / require_bandwidth
   census_mismatch,     // the optimized side's kernels contradict what the case expects of them (census.hpp)
   note,                // worth knowing, not failing
+  persisting_cache,    // a kernel kept memory in L2 through the cache flush (an access-policy window, set-aside L2)
 };
 
 struct finding {
@@ -144,6 +145,7 @@ struct sourced_finding : finding {
     case finding_kind::requirement_missed: return "requirement_missed";
     case finding_kind::census_mismatch: return "census_mismatch";
     case finding_kind::note: return "note";
+    case finding_kind::persisting_cache: return "persisting_cache";
   }
   return "?";
 }

@@ -52,6 +52,22 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
                      detail::format_error(r.max_abs_error), allowed);
 }
 
+// What max_mismatch let through, audited: "slack: 12 mismatches let through, the worst 1.59x the element
+// rules at (3, 7) (bound 10x), 0 beyond it, 0 clustered places", then the densest clusters, one a line.
+[[nodiscard]] inline std::string format_slack(const slack_audit& s, const std::vector<std::size_t>& extents) {
+  const std::string bound = std::isinf(s.bound) ? "no bound" : fmt::format("bound {}x", s.bound);
+  std::string out = fmt::format("    slack: {} mismatches let through, the worst {:.3g}x the element rules at {} ({}), "
+                                "{} beyond it, {} clustered places\n",
+                                s.let_through, s.worst_multiple, format_index(s.worst_index, extents), bound,
+                                s.beyond_bound, s.clustered_places);
+  for (const mismatch_cluster& c : s.clusters) {
+    out += fmt::format("      cluster: {} of {} elements mismatch in {} (first at {}; at random, {} or more: < {:g})\n",
+                       c.mismatches, c.elements, c.where, format_index(c.first_index, extents), c.threshold,
+                       s.false_alarm);
+  }
+  return out;
+}
+
 // One comparison: a single line when it passed; on failure the reasons, every metric and a table of the
 // first mismatches.
 [[nodiscard]] inline std::string format_comparison(std::string_view output_name, const comparison& r, dtype type,
@@ -65,8 +81,8 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
                   r.size, detail::percent(r.mismatches, r.size), r.cosine_similarity,
                   detail::format_error(r.relative_l2_error));
   if (r.passed) {
-    return fmt::format("  {}: PASS under {}\n    {}\n    {}\n", header, r.applied.description, metrics,
-                       format_precision(r, type));
+    return fmt::format("  {}: PASS under {}\n    {}\n    {}\n{}", header, r.applied.description, metrics,
+                       format_precision(r, type), r.slack ? format_slack(*r.slack, extents) : std::string());
   }
 
   std::string out = fmt::format("  {}: MISMATCH under {}\n", header,
@@ -74,6 +90,7 @@ inline std::string format_error(double v) { return std::isfinite(v) ? fmt::forma
   for (const std::string& reason : r.reasons) out += fmt::format("    - {}\n", reason);
   if (r.size == 0) return out;
   out += fmt::format("    {}\n    {}\n", metrics, format_precision(r, type));
+  if (r.slack) out += format_slack(*r.slack, extents);
   if (!r.first_mismatches.empty()) {
     out += fmt::format("    first mismatches:\n    {:>18} {:>14} {:>14} {:>11} {:>11}\n", "index", "actual", "expected",
                        "abs error", "rel error");
@@ -160,6 +177,19 @@ inline std::string format_stages(const stage_times& stages) {
   return fmt::format("  wall       {} on the host: {}\n", format_duration(wall), parts);
 }
 
+// "checked    37 of 412 timed launches ...": how many timed launches were checked, and what that catches.
+[[nodiscard]] inline std::string format_checks(const launch_checks& c) {
+  if (c.timed == 0) return {};
+  std::string out = fmt::format("  checked    {} of {} timed launches against the reference on the same inputs, each "
+                                "chosen at random after its sample ran",
+                                c.checked, c.timed);
+  if (c.checked > 0) {
+    out += fmt::format(" (a kernel wrong on {:.3g}% of its launches or more is found with 99% probability)",
+                       100 * c.smallest_share_caught);
+  }
+  if (!c.limit.empty()) out += "; " + c.limit;
+  return out + "\n";
+}
 }  // namespace detail
 
 // The timing of one case at one shape: statistics of both kernels, speedup with its interval and verdict,
@@ -179,6 +209,7 @@ inline std::string format_stages(const stage_times& stages) {
   }
   out += fmt::format("  latency    {} cold, {} hot (one launch, less the event-pair floor: what a profiler reports)\n",
                      format_duration(t.latency), format_duration(t.hot_latency));
+  out += detail::format_checks(t.checks);
   out += detail::format_throughput(t) + detail::format_stages(stages);
   for (const std::string& f : texts(t.findings)) out += fmt::format("  ! {}\n", f);
   for (const std::string& n : texts(t.findings, false)) out += fmt::format("  note: {}\n", n);

@@ -88,6 +88,18 @@ struct seed_result {
   }
 };
 
+// The timed launches checked against the reference's outputs on the same inputs, each chosen at random
+// once its sample had run (timing_run.hpp).
+struct launch_checks {
+  long long timed = 0;    // timed launches of the optimized kernel
+  long long checked = 0;  // of them, compared with the reference on the same inputs
+  // The smallest share of wrong launches found with 99% probability, 1 - 0.01^(1/checked): for a kernel
+  // that is wrong on that share of its timed launches, the chance that none of `checked` launches drawn
+  // uniformly at random among them is one is at most 1% (NaN: none checked).
+  double smallest_share_caught = std::numeric_limits<double>::quiet_NaN();
+  std::string limit;  // why only some launches could be checked (empty: any could be)
+};
+
 struct timing_result {
   timing_mode mode = timing_mode::cold;   // cold, hot or batch (never automatic)
   std::string method;                     // how the samples were taken, in words
@@ -120,6 +132,7 @@ struct timing_result {
   work_model work;
   throughput_figures throughput;          // of `work`, computed once by judge_timing
   perf_expectations expectations;
+  launch_checks checks;                   // the timed launches checked against the reference
   std::vector<finding> findings;          // the timing's own; each but a note fails the perf test
   // Host seconds of each step of the timing run (warm-up, sampling, audit...), in order; the perf
   // procedure's whole list, checks and census included, is perf_outcome's (and case_record's).
@@ -144,6 +157,9 @@ struct case_record {
   std::vector<int> devices;
   bool devices_shared = false;
   bool peer_access = false;
+  // The declaration at this shape as canonical lines (contract/declaration_digest.hpp): the JSON carries
+  // them and their digest, so that a comparison sees a test that changed; empty when it could not be read.
+  std::vector<std::string> declaration;
 };
 
 // What the timing methods report for (next to) no work on this device (measure.hpp).

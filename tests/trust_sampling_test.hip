@@ -1,0 +1,341 @@
+// Trust, round three (issue 22, items 1, 2 and 4): checked launches that look like every other launch,
+// every launch of a batch checkable, and caches that are really cold. Planted kernels of each class must be
+// caught with a reason that names it; correct kernels must pass. Runs on a GPU (skipped without one).
+//
+//   poison sniffing  a compute-bound map that looks at its output before writing it and does the full work
+//                    only when the output holds kbench's poison: every sample's outputs are poisoned, so it
+//                    always does the full work (no gain left to report); one that does less work on a share
+//                    of its launches, whatever it sees, is caught by the checks drawn after each sample
+//   batch siblings   a map that, from the second replay of a batch on, does the real work only on the last
+//                    launch of the batch (the one that reads the highest input set): every launch has
+//                    outputs of its own, and any can be checked
+//   persisting L2    a kernel that sets an access-policy window on its stream (NVIDIA; skipped on AMD,
+//                    which has no persisting L2)
+//   honest           a vectorised map 2-3x faster than a scalar reference, in cold and batch mode: "faster",
+//                    no finding, its launches checked
+#include <kbench/compare.hpp>
+#include <kbench/contract/device_buffer.hpp>
+#include <kbench/procedure.hpp>
+#include <kbench/program/options.hpp>
+#include <kbench/results/report.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <thread>
+
+#include "catch.hpp"
+#include "support/catch2_runner.hpp"
+
+const char* const kbench_test::suite_name = "the sampling trust tests";
+
+namespace {
+
+// ---- harness -----------------------------------------------------------------------------------------
+const kbench::case_registration& registration(kbench::case_function f) {
+  static std::deque<kbench::case_registration> keep;  // registrations outlive the runs
+  return keep.emplace_back("planted", f, __FILE__, __LINE__);
+}
+
+kbench::perf_outcome time(kbench::case_function f, const kbench::shape& s, const char* mode) {
+  const char* argv[] = {"trust_sampling_test", "perf", "--max-time", "0.5", "--timing", mode};
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  return kbench::measure_case(registration(f), s, kbench::parse_options(6, argv), 0x7159);
+}
+
+// Every finding of the timing and the census of a perf outcome, failing or not, with its kind.
+std::string findings_of(const kbench::perf_outcome& o) {
+  std::string all = o.failure() + "\n";
+  for (const kbench::sourced_finding& f : o.findings()) {
+    if (f.source != kbench::finding_source::check) all += "[" + std::string(kbench::to_string(f.kind)) + "] " + f.text + "\n";
+  }
+  if (o.timing) all += kbench::format_timing("planted", *o.timing, {});
+  return all;
+}
+
+bool found(const kbench::perf_outcome& o, const std::string& text) { return findings_of(o).find(text) != std::string::npos; }
+
+// Called in quick succession more often than a correctness run calls (up to seven times): the ninth call
+// or later in a row, each within 2 ms of the one before, as in the warm-up and a batch's capture.
+bool rushed() {
+  static std::chrono::steady_clock::time_point last{};
+  static int streak = 0;
+  const auto now = std::chrono::steady_clock::now();
+  streak = now - last < std::chrono::milliseconds(2) ? streak + 1 : 0;
+  last = now;
+  return streak >= 8;
+}
+
+// ---- compute-bound maps ------------------------------------------------------------------------------
+// 200 dependent steps per element, which converge on a fixed point; the approximation stops after one
+// (off by up to ~1.5).
+template <int Steps = 200>
+__device__ float heavy(float v) {
+  for (int k = 0; k < Steps; ++k) v = __sinf(v) * 0.999f + 0.25f;
+  return v;
+}
+
+__global__ void map_kernel(const float* x, float* y, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    y[i] = heavy(x[i]);
+  }
+}
+
+void map(const float* x, float* y, std::int64_t n, hipStream_t s) {
+  hipLaunchKernelGGL(map_kernel, dim3(1024), dim3(256), 0, s, x, y, n);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+// The full work where the output holds kbench's poison, the approximation where it does not.
+__global__ void sniffing_map_kernel(const float* x, float* y, std::int64_t n, unsigned int poison) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const bool watched = __float_as_uint(y[i]) == poison;
+    y[i] = watched ? heavy(x[i]) : heavy<1>(x[i]);
+  }
+}
+
+void sniffing_map(const float* x, float* y, std::int64_t n, hipStream_t s) {
+  hipLaunchKernelGGL(sniffing_map_kernel, dim3(1024), dim3(256), 0, s, x, y, n, kbench::poison_word(kbench::dtype::f32));
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+__global__ void approximate_map_kernel(const float* x, float* y, std::int64_t n) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    y[i] = heavy<1>(x[i]);
+  }
+}
+
+// The approximation on one call in four while rushed (which a correctness run never is), whatever the
+// output holds.
+void sometimes_approximate_map(const float* x, float* y, std::int64_t n, hipStream_t s) {
+  static long long calls = 0;
+  if (rushed() && ++calls % 4 == 0) {
+    hipLaunchKernelGGL(approximate_map_kernel, dim3(1024), dim3(256), 0, s, x, y, n);
+    KBENCH_HIP_CHECK_LAUNCH();
+  } else {
+    map(x, y, n, s);
+  }
+}
+
+// Batch siblings: when rushed, a launch does the real work only when its input is at least the highest
+// input address seen in the previous run of launches (a batch: launches on rising addresses, input set 1,
+// 2, ...); from a batch's second replay on, that is its last launch alone, which the harness used to
+// compare. A correctness run never rushes it: there it always does the real work.
+struct sibling_state {
+  unsigned long long last_x, current_highest, previous_highest;
+  int real;
+};
+
+__global__ void sibling_bookkeeping_kernel(const float* x, sibling_state* state, bool watched) {
+  const auto address = reinterpret_cast<unsigned long long>(x);
+  if (address < state->last_x) {  // a new batch began
+    state->previous_highest = state->current_highest;
+    state->current_highest = 0;
+  }
+  state->real = watched || address >= state->previous_highest;
+  state->current_highest = address > state->current_highest ? address : state->current_highest;
+  state->last_x = address;
+}
+
+__global__ void sibling_map_kernel(const float* x, float* y, std::int64_t n, const sibling_state* state) {
+  const bool real = state->real != 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    y[i] = real ? heavy(x[i]) : heavy<1>(x[i]);
+  }
+}
+
+void last_of_batch_map(const float* x, float* y, std::int64_t n, hipStream_t s) {
+  static kbench::device_buffer<sibling_state> state = [] {
+    kbench::device_buffer<sibling_state> made(1);
+    KBENCH_HIP_CHECK(hipMemset(made.data(), 0, made.bytes()));
+    return made;
+  }();
+  hipLaunchKernelGGL(sibling_bookkeeping_kernel, dim3(1), dim3(1), 0, s, x, state.data(), !rushed());
+  KBENCH_HIP_CHECK_LAUNCH();
+  hipLaunchKernelGGL(sibling_map_kernel, dim3(64), dim3(256), 0, s, x, y, n, state.data());
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+void small_map(const float* x, float* y, std::int64_t n, hipStream_t s) {
+  hipLaunchKernelGGL(map_kernel, dim3(64), dim3(256), 0, s, x, y, n);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+template <void (*Reference)(const float*, float*, std::int64_t, hipStream_t),
+          void (*Optimized)(const float*, float*, std::int64_t, hipStream_t)>
+void map_case(kbench::kernel_case& c) {
+  const auto n = c.dim("n");
+  auto x = c.input<float>("x", {n});
+  auto y = c.output<float>("y", {n});
+  c.reference([=](hipStream_t s) { Reference(x, y, n, s); });
+  c.optimized([=](hipStream_t s) { Optimized(x, y, n, s); });
+  c.tolerance(kbench::tol::exact{});
+}
+
+const kbench::shape heavy_shape{{"n", std::int64_t{1} << 22}};
+const kbench::shape batch_shape{{"n", std::int64_t{1} << 14}};
+
+// ---- memory-bound maps: y = 2x + 1 ---------------------------------------------------------------------
+int multiprocessors() {
+  int device = 0, units = 0;
+  KBENCH_HIP_CHECK(hipGetDevice(&device));
+  KBENCH_HIP_CHECK(hipDeviceGetAttribute(&units, hipDeviceAttributeMultiprocessorCount, device));
+  return units > 0 ? units : 1;
+}
+
+// One float per thread per step, one load in flight at a time: far fewer bytes in flight than the memory
+// needs to run at full speed.
+__global__ void scalar_affine_kernel(const float* x, float* y, std::int64_t n) {
+#pragma unroll 1
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    y[i] = 2.0f * x[i] + 1.0f;
+  }
+}
+
+// Four floats per thread per step where both pointers allow it, one at a time where they do not.
+__global__ void vector_affine_kernel(const float* x, float* y, std::int64_t n) {
+  const bool aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
+  const std::int64_t start = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  if (!aligned) {
+    for (std::int64_t i = start; i < n; i += step) y[i] = 2.0f * x[i] + 1.0f;
+    return;
+  }
+  for (std::int64_t v = start; v < n / 4; v += step) {
+    const float4 a = reinterpret_cast<const float4*>(x)[v];
+    reinterpret_cast<float4*>(y)[v] = make_float4(2.0f * a.x + 1.0f, 2.0f * a.y + 1.0f, 2.0f * a.z + 1.0f, 2.0f * a.w + 1.0f);
+  }
+  for (std::int64_t i = n / 4 * 4 + start; i < n; i += step) y[i] = 2.0f * x[i] + 1.0f;
+}
+
+template <bool Vector>
+void affine(const float* x, float* y, std::int64_t n, hipStream_t s) {
+  static const int units = multiprocessors();
+  const dim3 grid(static_cast<unsigned int>(8 * units));
+  if (Vector) {
+    hipLaunchKernelGGL(vector_affine_kernel, grid, dim3(256), 0, s, x, y, n);
+  } else {
+    hipLaunchKernelGGL(scalar_affine_kernel, grid, dim3(256), 0, s, x, y, n);
+  }
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+void vector_affine_case(kbench::kernel_case& c) {
+  const auto n = c.dim("n");
+  auto x = c.input<float>("x", {n});
+  auto y = c.output<float>("y", {n});
+  c.reference([=](hipStream_t s) { affine<false>(x, y, n, s); });
+  c.optimized([=](hipStream_t s) { affine<true>(x, y, n, s); });
+  c.tolerance(kbench::tol::exact{});
+  c.bytes_moved(8.0 * n);
+}
+
+const kbench::shape stream_shape{{"n", std::int64_t{1} << 26}};
+const kbench::shape batch_stream_shape{{"n", std::int64_t{1} << 22}};
+
+// ---- persisting L2 -----------------------------------------------------------------------------------
+#if defined(KBENCH_PLATFORM_NVIDIA)
+// Sets aside L2 for persisting accesses and marks its input persisting on the stream kbench gives it.
+void persisting_affine(const float* x, float* y, std::int64_t n, hipStream_t s) {
+  int device = 0;
+  KBENCH_HIP_CHECK(hipGetDevice(&device));
+  int max_window = 0, max_persisting = 0;
+  (void)cudaDeviceGetAttribute(&max_window, cudaDevAttrMaxAccessPolicyWindowSize, device);
+  (void)cudaDeviceGetAttribute(&max_persisting, cudaDevAttrMaxPersistingL2CacheSize, device);
+  (void)cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, static_cast<std::size_t>(max_persisting));
+  cudaStreamAttrValue window{};
+  window.accessPolicyWindow.base_ptr = const_cast<float*>(x);
+  window.accessPolicyWindow.num_bytes = std::min<std::size_t>(static_cast<std::size_t>(n) * sizeof(float),
+                                                              static_cast<std::size_t>(max_window));
+  window.accessPolicyWindow.hitRatio = 1.0f;
+  window.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+  window.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+  (void)cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &window);
+  (void)cudaGetLastError();
+  affine<true>(x, y, n, s);
+}
+
+void persisting_case(kbench::kernel_case& c) {
+  const auto n = c.dim("n");
+  auto x = c.input<float>("x", {n});
+  auto y = c.output<float>("y", {n});
+  c.reference([=](hipStream_t s) { affine<false>(x, y, n, s); });
+  c.optimized([=](hipStream_t s) { persisting_affine(x, y, n, s); });
+  c.tolerance(kbench::tol::exact{});
+  c.bytes_moved(8.0 * n);
+}
+
+// What the planted kernel set, undone for the tests after it.
+void release_persisting_l2() {
+  (void)cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+  (void)cudaCtxResetPersistingL2Cache();
+  (void)cudaGetLastError();
+}
+#endif
+
+}  // namespace
+
+TEST_CASE("an honest vectorised kernel 2-3x faster than a scalar reference reads faster, with no finding", "[sampling][perf]") {
+  for (const char* mode : {"cold", "batch"}) {
+    const kbench::shape& s = std::string(mode) == "cold" ? stream_shape : batch_stream_shape;
+    const kbench::perf_outcome o = time(vector_affine_case, s, mode);
+    INFO(mode << ": " << findings_of(o));
+    REQUIRE(o.timing);
+    CHECK(o.passed());
+    for (const kbench::sourced_finding& f : o.findings()) CHECK_FALSE(f.fails());
+    CHECK(o.timing->verdict == kbench::speedup_verdict::faster);
+    CHECK(o.timing->checks.checked >= 1);
+    CHECK(o.timing->checks.checked <= o.timing->checks.timed);
+    CHECK(o.timing->checks.limit.empty());
+    CHECK(found(o, "timed launches against the reference on the same inputs"));
+  }
+}
+
+TEST_CASE("a kernel that sniffs the poison in its output gains nothing: every sample's outputs are poisoned", "[sampling][perf]") {
+  const kbench::perf_outcome o = time(map_case<map, sniffing_map>, heavy_shape, "cold");
+  INFO(findings_of(o));
+  REQUIRE(o.timing);
+  CHECK(o.timing->verdict != kbench::speedup_verdict::faster);  // it always does the full work
+  CHECK_FALSE(found(o, "[timed_launch_wrong]"));
+  CHECK(o.timing->checks.checked >= 3);
+}
+
+TEST_CASE("a kernel that does less work on a share of its launches is caught by the checks drawn after each sample", "[sampling][perf]") {
+  const kbench::perf_outcome o = time(map_case<map, sometimes_approximate_map>, heavy_shape, "cold");
+  INFO(findings_of(o));
+  REQUIRE(o.timing);
+  CHECK_FALSE(o.passed());
+  CHECK(found(o, "[timed_launch_wrong] a timed launch of the optimized kernel (sample"));
+}
+
+TEST_CASE("in batch mode every launch has outputs of its own: real work on the last launch alone is caught", "[sampling][perf]") {
+  const kbench::perf_outcome honest = time(map_case<small_map, small_map>, batch_shape, "batch");
+  INFO("honest: " << findings_of(honest));
+  REQUIRE(honest.timing);
+  CHECK(honest.timing->mode == kbench::timing_mode::batch);
+  CHECK(honest.passed());
+  CHECK(honest.timing->checks.limit.empty());
+  CHECK(honest.timing->checks.timed >= honest.timing->launches_per_sample);
+  const kbench::perf_outcome cheat = time(map_case<small_map, last_of_batch_map>, batch_shape, "batch");
+  INFO("cheat: " << findings_of(cheat));
+  REQUIRE(cheat.timing);
+  CHECK(cheat.timing->launches_per_sample > 1);
+  CHECK_FALSE(cheat.passed());
+  CHECK(found(cheat, "[timed_launch_wrong] a timed launch of the optimized kernel (sample"));
+}
+
+TEST_CASE("a kernel that sets a persisting access-policy window on its stream is caught", "[sampling][perf][last]") {
+#if defined(KBENCH_PLATFORM_NVIDIA)
+  const kbench::perf_outcome o = time(persisting_case, stream_shape, "cold");
+  release_persisting_l2();
+  INFO(findings_of(o));
+  REQUIRE(o.timing);
+  CHECK_FALSE(o.passed());
+  CHECK(found(o, "[persisting_cache] the optimized kernel set an access-policy window"));
+#else
+  WARN("skipped: AMD GPUs have no persisting L2, so there is no access-policy window to set and nothing to catch");
+  SUCCEED();
+#endif
+}
