@@ -45,7 +45,10 @@ namespace kbench {
 
 class kernel_case {
  public:
-  kernel_case(std::string name, kbench::shape s) : declared_{std::move(name), std::move(s)} {}
+  kernel_case(std::string name, kbench::shape s) {
+    declared_.name = std::move(name);
+    declared_.shape = std::move(s);
+  }
   kernel_case(const kernel_case&) = delete;
   kernel_case& operator=(const kernel_case&) = delete;
 

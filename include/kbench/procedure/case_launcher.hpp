@@ -28,6 +28,10 @@ class case_launcher {
  public:
   case_launcher(const declared_case& declaration, case_devices& devices) : case_(declaration), devices_(devices) {
     for (const auto& slot : case_.buffers) (slot->role == buffer_role::input ? inputs_ : outputs_).push_back(slot.get());
+    for (int d = 0; d < devices_.count(); ++d) {  // before any launch of the case (some drivers set some aside)
+      const current_device here = devices_.on(d);
+      set_aside_at_open_.push_back(persisting_l2_set_aside());
+    }
   }
   case_launcher(const case_launcher&) = delete;
   case_launcher& operator=(const case_launcher&) = delete;
@@ -50,6 +54,8 @@ class case_launcher {
   [[nodiscard]] std::size_t access_window_bytes(side target) const {
     return window_bytes_[target == side::optimized ? 1 : 0];
   }
+  // The L2 set aside for persisting accesses on logical device `d` when the case was opened (NVIDIA).
+  [[nodiscard]] std::size_t set_aside_at_open(int d) const { return set_aside_at_open_[static_cast<std::size_t>(d)]; }
 
   // Host values bound to the handles for the length of a host function.
   template <class Compute>
@@ -111,6 +117,7 @@ class case_launcher {
   case_devices& devices_;
   std::vector<buffer_slot*> inputs_, outputs_;  // the handles, in declaration order
   std::size_t window_bytes_[2] = {0, 0};        // access_window_bytes: reference, optimized
+  std::vector<std::size_t> set_aside_at_open_;  // persisting L2 of each device before the case's launches
 };
 
 }  // namespace detail
