@@ -38,9 +38,7 @@ class device_loads {
   void load(double seconds, int blocks_per_unit = 6) {
     loads_.resize(static_cast<std::size_t>(devices_.count()));
     for (int d = 0; d < devices_.count(); ++d) {  // every GPU of the case, each once
-      bool seen = false;
-      for (int e = 0; e < d; ++e) seen = seen || devices_.ordinal(e) == devices_.ordinal(d);
-      if (seen) continue;
+      if (!devices_.first_on_its_gpu(d)) continue;
       const current_device here = devices_.on(d);
       auto& load = loads_[static_cast<std::size_t>(d)];
       if (!load) load = std::make_unique<device_load>();

@@ -92,6 +92,14 @@ class case_devices {
   [[nodiscard]] const std::vector<int>& ordinals() const { return ordinals_; }
   [[nodiscard]] hipStream_t stream(int d = 0) const { return streams_[static_cast<std::size_t>(d)]->get(); }
   [[nodiscard]] bool shared() const { return view_->shared(); }
+  // Whether logical device `d` is the first on its GPU (--share-devices puts several on one): per-GPU work
+  // is done for the first only.
+  [[nodiscard]] bool first_on_its_gpu(int d) const {
+    for (int e = 0; e < d; ++e) {
+      if (ordinal(e) == ordinal(d)) return false;
+    }
+    return true;
+  }
   [[nodiscard]] bool peer_access() const { return peer_access_; }
   // The first pair of distinct GPUs without peer access, in words; empty when every pair has it.
   [[nodiscard]] const std::string& missing_peer_access() const { return missing_; }

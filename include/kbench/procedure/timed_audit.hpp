@@ -5,7 +5,6 @@
 // fingerprints of every timed input set, and memory a kernel kept in L2 through the cold flush.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <utility>
@@ -63,20 +62,17 @@ inline void check_persisting_cache(case_buffers& buffers, std::vector<finding>& 
                                  "after every launch",
                                  name_of(target), bytes / 1048576.0)});
   }
-  const std::vector<int>& ordinals = buffers.devices().ordinals();
-  for (std::size_t d = 0; d < ordinals.size(); ++d) {
-    if (std::find(ordinals.begin(), ordinals.begin() + static_cast<std::ptrdiff_t>(d), ordinals[d]) !=
-        ordinals.begin() + static_cast<std::ptrdiff_t>(d)) {
-      continue;  // one GPU twice (--share-devices): said once
-    }
-    const current_device here = buffers.devices().on(static_cast<int>(d));
-    const std::size_t bytes = persisting_l2_set_aside(), before = buffers.launcher().set_aside_at_open(static_cast<int>(d));
+  const case_devices& devices = buffers.devices();
+  for (int d = 0; d < devices.count(); ++d) {
+    if (!devices.first_on_its_gpu(d)) continue;  // one GPU twice (--share-devices): said once
+    const current_device here = devices.on(d);
+    const std::size_t bytes = persisting_l2_set_aside(), before = buffers.launcher().set_aside_at_open(d);
     if (bytes <= before) continue;
     found.push_back({finding_kind::persisting_cache,
                      fmt::format("{:.4g} MiB of L2 on GPU {} are set aside for persisting accesses "
                                  "(cudaLimitPersistingL2CacheSize), {:.4g} MiB when the case was opened: a launch of "
                                  "the case set more aside, which keeps memory cached through the cold flush",
-                                 bytes / 1048576.0, ordinals[d], before / 1048576.0)});
+                                 bytes / 1048576.0, devices.ordinal(d), before / 1048576.0)});
   }
 }
 
