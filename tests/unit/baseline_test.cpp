@@ -12,6 +12,8 @@
 
 #include "../catch.hpp"
 
+namespace unit_baseline_test {  // one per file: the unit tests compile in unity batches
+
 using json = nlohmann::ordered_json;
 
 namespace {
@@ -394,3 +396,5 @@ TEST_CASE("a baseline without declarations, against a run with them, is a warnin
   CHECK_THAT(r.warnings[0], kbench_test::contains("the baseline carries no declarations"));
   CHECK(r.changed_tests().empty());
 }
+
+}  // namespace unit_baseline_test

@@ -6,6 +6,8 @@
 
 #include "../catch.hpp"
 
+namespace unit_census_test {  // one per file: the unit tests compile in unity batches
+
 using kbench_test::contains;
 
 namespace {
@@ -90,3 +92,5 @@ TEST_CASE("the census table: both sides, per-kernel time alone and in place, sha
   amd.platform = "amd";
   CHECK_THAT(kbench::format_census("x", amd), contains("waves/SIMD"));
 }
+
+}  // namespace unit_census_test

@@ -9,6 +9,8 @@
 
 #include "../catch.hpp"
 
+namespace unit_check_sampling_test {  // one per file: the unit tests compile in unity batches
+
 TEST_CASE("the smallest share of wrong launches caught with 99% probability", "[check_sampling]") {
   CHECK(std::isnan(kbench::smallest_share_caught(0)));
   CHECK(kbench::smallest_share_caught(1) == Approx(0.99));
@@ -87,3 +89,5 @@ TEST_CASE("the report and the JSON say how many launches were checked and what t
   t.checks.checked = 0;
   CHECK(kbench::detail::to_json(t, {})["launch_checks"]["smallest_share_caught"].is_null());
 }
+
+}  // namespace unit_check_sampling_test

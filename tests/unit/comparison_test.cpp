@@ -10,6 +10,8 @@
 
 #include "../catch.hpp"
 
+namespace unit_comparison_test {  // one per file: the unit tests compile in unity batches
+
 namespace tol = kbench::tol;
 using kbench::dtype;
 
@@ -294,3 +296,5 @@ TEST_CASE("precision in units of the dtype: equal, 1 and 2 apart, more, and the 
   CHECK(e.ulps_equal == 1);  // 1 + 0.4 ulp rounds to 1.0
   CHECK(e.ulps_one == 1);    // 1 + 0.6 ulp rounds to 1 + 1 ulp
 }
+
+}  // namespace unit_comparison_test

@@ -12,6 +12,8 @@
 
 #include "../catch.hpp"
 
+namespace unit_declaration_digest_test {  // one per file: the unit tests compile in unity batches
+
 using kbench::detail::declaration_facts;
 
 namespace {
@@ -191,3 +193,5 @@ TEST_CASE("the results carry each case's declaration and its kernels' digests", 
   CHECK(doc["cases"][1]["declaration"].is_null());
   CHECK(doc["cases"][1]["kernels_digest"].is_null());
 }
+
+}  // namespace unit_declaration_digest_test

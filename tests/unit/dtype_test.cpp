@@ -9,6 +9,8 @@
 
 #include "../catch.hpp"
 
+namespace unit_dtype_test {  // one per file: the unit tests compile in unity batches
+
 using kbench::bf16_to_double;
 using kbench::double_to_bf16;
 using kbench::double_to_fp16;
@@ -173,3 +175,5 @@ TEST_CASE("one dispatch covers every dtype; a value outside the enumeration is a
   CHECK_THROWS_AS(kbench::store_from_double(bytes, bogus, 0, 1.0), kbench::usage_error);
   CHECK_THROWS_AS(kbench::count_poison(bytes, bogus, 1), kbench::usage_error);
 }
+
+}  // namespace unit_dtype_test

@@ -10,6 +10,8 @@
 
 #include "../catch.hpp"
 
+namespace unit_json_report_test {  // one per file: the unit tests compile in unity batches
+
 namespace tol = kbench::tol;
 using kbench::dtype;
 
@@ -102,3 +104,5 @@ TEST_CASE("an unwritable JSON path is an error", "[json]") {
   CHECK(nlohmann::json::parse(file)["cases"].size() == 1);
   std::remove(path);
 }
+
+}  // namespace unit_json_report_test

@@ -8,6 +8,8 @@
 
 #include "../catch.hpp"
 
+namespace unit_judge_test {  // one per file: the unit tests compile in unity batches
+
 using kbench::finding_kind;
 using kbench::timing_mode;
 
@@ -271,3 +273,5 @@ TEST_CASE("the stop rule: never before the iterations, then on precision, time o
   for (int i = 0; i < 30; ++i) noisy.push_back(i % 2 ? 1e-4 : 2e-4);
   CHECK(kbench::stop_rule(o).should_stop(noisy, {}, 0.0));  // 60 samples: the limit
 }
+
+}  // namespace unit_judge_test

@@ -8,6 +8,8 @@
 
 #include "../catch.hpp"
 
+namespace unit_options_test {  // one per file: the unit tests compile in unity batches
+
 using kbench_test::contains;
 
 namespace {
@@ -209,3 +211,5 @@ TEST_CASE("a test changed on purpose: --intended-change or KBENCH_INTENDED_CHANG
   const scoped_env intended("KBENCH_INTENDED_CHANGE", "1");
   CHECK(parse({"perf"}).intended_change);
 }
+
+}  // namespace unit_options_test

@@ -9,6 +9,8 @@
 
 #include "../catch.hpp"
 
+namespace unit_report_test {  // one per file: the unit tests compile in unity batches
+
 namespace tol = kbench::tol;
 using kbench::dtype;
 
@@ -97,3 +99,5 @@ TEST_CASE("a timing report gives the method, both kernels, the speedup and every
   t.launches_per_sample = 46;
   CHECK(kbench::sample_unit(t) == "per launch, back to back (46 launches per sample, which may overlap)");
 }
+
+}  // namespace unit_report_test

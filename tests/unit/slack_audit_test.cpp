@@ -13,6 +13,8 @@
 
 #include "../catch.hpp"
 
+namespace unit_slack_audit_test {  // one per file: the unit tests compile in unity batches
+
 namespace tol = kbench::tol;
 using kbench::dtype;
 using kbench_test::contains;
@@ -256,3 +258,5 @@ TEST_CASE("the slack audit is in the JSON document", "[slack]") {
   s.outputs.front().result = kbench::compare(view(e, extents), view(e, extents), two_percent);
   CHECK(kbench::detail::to_json(s.outputs.front()).at("slack").is_null());
 }
+
+}  // namespace unit_slack_audit_test

@@ -10,6 +10,8 @@
 
 #include "../catch.hpp"
 
+namespace unit_statistics_test {  // one per file: the unit tests compile in unity batches
+
 TEST_CASE("summary statistics of a known sample", "[statistics]") {
   const kbench::sample_stats s = kbench::summarize({10, 3, 1, 7, 2, 9, 4, 8, 6, 5});  // unsorted on purpose
   CHECK(s.count == 10);
@@ -78,3 +80,5 @@ TEST_CASE("the speedup interval separates real differences from noise", "[statis
   CHECK(kbench::ratio_of_medians_interval(slow, fast).low == faster.low);  // seeded: reproducible
   CHECK_THROWS_AS(kbench::ratio_of_medians_interval({1.0}, {}), kbench::usage_error);
 }
+
+}  // namespace unit_statistics_test

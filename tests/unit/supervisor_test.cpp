@@ -9,6 +9,8 @@
 
 #include "../catch.hpp"
 
+namespace unit_supervisor_test {  // one per file: the unit tests compile in unity batches
+
 using kbench::detail::child_end;
 using kbench::detail::judge_child;
 using kbench::detail::supervised_verdict;
@@ -123,3 +125,5 @@ TEST_CASE("a program started without a supervisor has a silent channel", "[super
   channel.starting("a/n=1");  // nothing to write to: no effect
   channel.completed(0);
 }
+
+}  // namespace unit_supervisor_test

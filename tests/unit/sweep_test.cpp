@@ -7,6 +7,8 @@
 
 #include "../catch.hpp"
 
+namespace unit_sweep_test {  // one per file: the unit tests compile in unity batches
+
 using kbench_test::contains;
 
 namespace {
@@ -87,3 +89,5 @@ TEST_CASE("a registration's axes give every combination, after its own shapes", 
   CHECK_THROWS_AS(reg.name("a<b>"), kbench::usage_error);
   CHECK_THROWS_AS(reg.name(""), kbench::usage_error);
 }
+
+}  // namespace unit_sweep_test

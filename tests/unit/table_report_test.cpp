@@ -10,6 +10,8 @@
 
 #include "../catch.hpp"
 
+namespace unit_table_report_test {  // one per file: the unit tests compile in unity batches
+
 using json = nlohmann::ordered_json;
 
 namespace {
@@ -127,3 +129,5 @@ TEST_CASE("write_text_file writes the text as it is, or throws", "[table]") {
   CHECK(text.str() == "a,b\r\n1,2\r\n");
   std::remove(path);
 }
+
+}  // namespace unit_table_report_test

@@ -6,6 +6,8 @@
 
 #include "../catch.hpp"
 
+namespace unit_tolerance_test {  // one per file: the unit tests compile in unity batches
+
 namespace tol = kbench::tol;
 using kbench::element_rule;
 
@@ -65,3 +67,5 @@ TEST_CASE("defaults follow torch.testing per dtype; integers are exact", "[toler
     CHECK(rule(t).rule == element_rule::kind::exact);
   }
 }
+
+}  // namespace unit_tolerance_test
