@@ -8,7 +8,7 @@
 //                    of its launches, whatever it sees, is caught by the checks drawn after each sample
 //   batch siblings   a map that, from the second replay of a batch on, does the real work only on the last
 //                    launch of the batch (the one that reads the highest input set): every launch has
-//                    outputs of its own, and any can be checked
+//                    outputs of its own where they fit beside the cache (these do), and any can be checked
 //   persisting L2    a kernel that sets an access-policy window on its stream (NVIDIA; skipped on AMD,
 //                    which has no persisting L2)
 //   honest           a vectorised map 2-3x faster than a scalar reference, in cold and batch mode: "faster",

@@ -99,6 +99,8 @@ class spinner {
     cycles_per_second_ = seconds > 0 ? static_cast<double>(probe_cycles) / seconds : 1e9;
   }
   void enqueue(hipStream_t s, double seconds) const { enqueue_wide(s, seconds, 1, 1); }
+  // The rate of clock64() measured at construction.
+  [[nodiscard]] double cycles_per_second() const { return cycles_per_second_; }
   // The same spin in `blocks` blocks of `threads` threads: load that competes with another kernel for
   // the device's issue slots (the correctness run's shake, correctness_run.hpp).
   void enqueue_wide(hipStream_t s, double seconds, unsigned int blocks, unsigned int threads) const {

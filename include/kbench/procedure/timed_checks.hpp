@@ -5,11 +5,13 @@
 // The last sample always has one launch checked: the stop rule decides after a sample ran, so a kernel
 // cannot tell which one is last. The checks' expected host time is held to a share of the timed work.
 //
-// What can be checked: in cold and hot mode, the one launch of each sample; in batch mode every launch
-// when its outputs have copies of their own (timed_input_sets.hpp), else only the last of each sample. With a
-// host reference, each check runs the host function: only the last sample is checked.
+// What can be checked: in cold and hot mode, the one launch of each sample; in batch mode the launches whose
+// output copies no later launch of the sample wrote (timed_input_sets.hpp): every launch when each has its
+// own, else the last as many as there are copies. With a host reference, each check runs the host
+// function: only the last sample is checked.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -33,11 +35,11 @@ inline constexpr double check_budget_share = 0.15;
 
 class timed_checks {
  public:
-  // `launches`: launches per sample; `every_launch`: whether each has outputs of its own.
+  // `launches`: launches per sample; `output_copies`: the copies of the outputs they write in turn.
   timed_checks(case_buffers& buffers, output_comparator& comparator, host_computation& host, int launches,
-               bool every_launch)
+               int output_copies)
       : buffers_(buffers), comparator_(comparator), host_(host), with_reference_(buffers.has_device_reference()),
-        launches_(launches), candidates_(every_launch ? launches : 1),
+        launches_(launches), candidates_(std::clamp(output_copies, 1, launches)),
         sampler_(with_reference_ ? check_budget_share : 0.0, first_estimate(buffers)) {}
 
   // Whether the optimized kernel goes first in the next sample.
@@ -53,7 +55,7 @@ class timed_checks {
     const auto start = std::chrono::steady_clock::now();
     int checked = 0;
     for (const int candidate : chosen) {
-      const int launch = candidates_ == launches_ ? candidate : launches_ - 1;
+      const int launch = launches_ - candidates_ + candidate;  // the last candidates_ of the sample
       ++checked;
       wrong_ = !check_timed_launch(buffers_, comparator_, host_, sets, with_reference_, launch, where(launch), found);
       if (wrong_) break;
@@ -80,15 +82,16 @@ class timed_checks {
     launch_checks c;
     c.timed = samples_ * launches_ + singles_;
     c.checked = sampler_.checked_launches();
-    // With only the last launch of each sample checkable, a kernel wrong on the others is never found.
+    // A kernel wrong only on launches whose copies a later launch overwrote is never found.
     const double checkable = static_cast<double>(candidates_) / launches_;
     c.smallest_share_caught = 1.0 - checkable * (1.0 - smallest_share_caught(c.checked));
     if (!with_reference_) {
       c.limit = "with a host reference only the last sample is checked (each check runs the host function)";
     } else if (candidates_ < launches_) {
-      c.limit = fmt::format("the {} launches of a sample share their outputs (copies for each would not fit in "
-                            "memory): only the last launch of each sample can be checked",
-                            launches_);
+      c.limit = fmt::format("the {} launches of a sample write {} cop{} of their outputs in turn (one for each would "
+                            "not fit in a sixteenth of the L2, beside the inputs batch mode times hot): only the last {} of each "
+                            "sample can be checked",
+                            launches_, candidates_, candidates_ == 1 ? "y" : "ies", candidates_);
     }
     return c;
   }
@@ -113,7 +116,7 @@ class timed_checks {
   host_computation& host_;
   const bool with_reference_;
   const int launches_;
-  const int candidates_;  // launches of a sample that can be checked: all, or the last
+  const int candidates_;  // launches of a sample that can be checked: the last candidates_
   check_sampler sampler_;
   long long samples_ = 0;
   long long singles_ = 0;  // after_single's launches

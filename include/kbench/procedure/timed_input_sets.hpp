@@ -1,9 +1,9 @@
 // kbench/procedure/timed_input_sets.hpp: the input sets of a timing run's timed launches (timing_run.hpp
 // alone holds them, for the length of one run). Launch i of a sample reads input set i + 1: every input,
 // and for in-place buffers their drawn values, which each launch works on in a copy of its own (one per
-// launch and side, guarded). In batch mode, where memory allows, every other output too has a copy per
-// launch and side, so that any launch of a sample can be checked against the reference's launch on the
-// same set. Before every sample all sets are drawn anew and every output prepared alike (poison, or the
+// launch and side, guarded). In batch mode every other output too has copies per side, which the launches
+// of a sample write in turn (one per launch where they fit, timing_plan.hpp), so that a launch whose copy
+// no later launch wrote can be checked against the reference's launch on the same set. Before every sample all sets are drawn anew and every output prepared alike (poison, or the
 // drawn values), outside the timed region, and each input's fingerprint is added up as drawn and again
 // after the launches: a launch that changed a timed input shows as two sums that differ.
 #pragma once
@@ -176,11 +176,11 @@ class timed_input_sets {
                                   [&](std::size_t k) { return output_of(target, k, launch); });
   }
 
-  // Where launch `launch` of a sample of `target` writes output k.
+  // Where launch `launch` of a sample of `target` writes output k: its copy, launch mod copies.
   [[nodiscard]] void* output_of(side target, std::size_t k, int launch) {
     if (outputs_[k].copies == 0) return buffers_.output_data(target, k);
     return static_cast<unsigned char*>(outputs_[k].working(target).data()) +
-           static_cast<std::size_t>(launch) * outputs_[k].stride;
+           static_cast<std::size_t>(launch % outputs_[k].copies) * outputs_[k].stride;
   }
   // Whether output k of a launch is a working copy (else the case's own output).
   [[nodiscard]] bool in_copy(std::size_t k) const { return outputs_[k].copies > 0; }

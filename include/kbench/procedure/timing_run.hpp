@@ -6,30 +6,33 @@
 //   draw_input_sets       the input sets of the timed launches: in batch mode one per launch of a sample, and
 //                         where memory allows outputs of its own for each launch
 //   prepare_mode          cold mode's cache flush, batch mode's graphs
-//   sample_until_stopped  before every sample, every input set is drawn anew and the optimized kernel's
-//                         outputs poisoned (untimed), so no timed launch reads inputs an earlier launch has
-//                         seen and none can tell whether it will be checked; then reference and optimized
-//                         back to back in an order drawn per sample, each between its own event pair, until
-//                         the stop rule says so (stop_rule.hpp); after each sample, launches drawn at random
-//                         are checked against the reference's on the same inputs, the last sample's always
-//                         (timed_checks.hpp)
+//   sample_until_stopped  reference and optimized back to back in an order drawn per sample, both queued
+//                         behind a gate (launch_gate.hpp) before either starts, each between its own event
+//                         pair, until the stop rule says so (stop_rule.hpp). Before each side (untimed) its
+//                         input sets are written (drawn anew for the first, the same values again for the
+//                         second) and its outputs prepared, so no timed launch reads inputs an earlier launch
+//                         has seen or can tell whether it will be checked; after each sample, launches drawn
+//                         at random are checked against the reference's on the same inputs, the last
+//                         sample's always (timed_checks.hpp)
 //   audit_timed_memory    the guards, the checked inputs, the fingerprints of every input set, and memory a
 //                         kernel kept in L2 through the cache flush (timed_audit.hpp)
 //   summarize_samples     statistics of both kernels and the speedup's interval
 //   measure_latency       cold launches on fresh inputs (latency: one cold launch less the event-pair floor)
 //                         and on the inputs of the launch before (a kernel faster on those reuses results)
-//   measure_unseen_work   one launch on an idle device timed on the host's clock
+//   unseen work           one launch on an idle device timed on the host's clock
 //
 // Every launch of the optimized kernel starts from outputs prepared alike: poison, or the drawn values in
-// place. The reference's outputs are not poisoned while timed (half the cost per sample): nothing reads
-// them before the reference writes them, and when the optimized kernel goes first they hold another
-// input set's values, which a kernel that copies them gets wrong.
+// place. In cold mode the reference's outputs are not poisoned while timed (the flush evicts them, and a
+// poison of large outputs would cost as much as the launch): nothing reads them before the reference writes
+// them, and when the optimized kernel goes first they hold another input set's values, which a kernel that
+// copies them gets wrong.
 //
 // The run measures; judge.hpp decides what the measurements mean.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +43,7 @@
 #include "../decisions/run_options.hpp"
 #include "../decisions/stop_rule.hpp"
 #include "../decisions/timing_plan.hpp"
+#include "../engines/launch_gate.hpp"
 #include "../engines/measure.hpp"
 #include "../engines/timing.hpp"
 #include "../results/results.hpp"
@@ -67,6 +71,44 @@ namespace detail {
                      t.launches_per_sample > 1 ? ", one per launch" : "");
 }
 
+// Statistics of both kernels and the speedup's interval, from a run's samples.
+inline void summarize_samples(timing_result& t, const std::vector<double>& optimized, const std::vector<double>& reference,
+                              const std::vector<double>& idle_waits, bool with_reference) {
+  t.optimized = summarize(optimized);
+  t.optimized_samples = optimized;
+  t.reference_samples = reference;
+  t.idle_wait = summarize(idle_waits).median;
+  if (with_reference) {
+    t.reference = summarize(reference);
+    t.speedup = t.reference->median / t.optimized.median;
+    t.speedup_interval = ratio_of_medians_interval(reference, optimized);
+  }
+}
+
+// How cold and hot mode take their samples (batch_graphs.hpp says batch mode's).
+[[nodiscard]] inline std::string sampling_method(timing_mode mode, std::size_t flush_bytes) {
+  if (mode == timing_mode::cold) {
+    return fmt::format("cold: a {} MiB read evicts the caches before each launch; one launch per event pair; "
+                       "reference and optimized interleaved, in an order drawn per sample",
+                       flush_bytes >> 20);
+  }
+  return "hot: no cache flush; one launch per event pair, queued behind a 20 us spin kernel; reference and "
+         "optimized interleaved, in an order drawn per sample";
+}
+
+// Input set 0's outputs of the optimized kernel as every launch of it starts: poison, or the drawn values
+// in place.
+inline void prepare_set_zero(case_buffers& buffers) {
+  for (std::size_t k = 0; k < buffers.output_count(); ++k) {
+    if (!buffers.in_place(k)) buffers.poison_output(side::optimized, k);
+  }
+  buffers.restore_in_place(side::optimized);
+}
+
+inline constexpr const char* gate_timed_out_note =
+    "a launch function waited for the device while a sample was being enqueued: from then on each side is "
+    "queued behind a 20 us spin only, so a launch cost longer than that is timed";
+
 // Holds the case's buffers, its comparator and its host computation (the audit's host reference); owns
 // the timed input sets and the other GPUs' flushes for the length of the run.
 class timing_run {
@@ -74,7 +116,7 @@ class timing_run {
   timing_run(case_buffers& buffers, output_comparator& comparator, host_computation& host, const run_options& options,
              const gpu_info& g, const device_ceilings& ceilings)
       : buffers_(buffers), comparator_(comparator), host_(host), options_(options), gpu_(g), ceilings_(ceilings),
-        spin_(buffers.stream()), with_reference_(buffers.has_device_reference()), flushes_(buffers.devices()) {
+        spin_(buffers.stream()), gate_(spin_.cycles_per_second()), with_reference_(buffers.has_device_reference()), flushes_(buffers.devices()) {
     t_.warmup = options.warmup;
     t_.work = buffers.declaration().work;
     t_.expectations = buffers.declaration().expectations;
@@ -90,9 +132,14 @@ class timing_run {
     });
     stage("sampling", [&] { sample_until_stopped(); });
     stage("audit", [&] { audit_timed_memory(); });
-    summarize_samples();
+    summarize_samples(t_, optimized_s_, reference_s_, waits_, with_reference_);
     stage("latency", [&] { measure_latency(); });
-    stage("unseen work", [&] { measure_unseen_work(); });
+    // Work the timed stream did not see (another stream, or started after the launch returned) keeps the
+    // device busy on the host's clock.
+    stage("unseen work", [&] {
+      t_.launch_wall = launch_wall_time([&] { sets_->prepare_outputs(side::optimized, 1); },
+                                        [&] { sets_->launch(side::optimized, 0); });
+    });
     check_persisting_cache(buffers_, t_.findings);
     t_.checks = checks_->summary();
     checks_.reset();
@@ -105,20 +152,11 @@ class timing_run {
   [[nodiscard]] hipStream_t stream() const { return buffers_.stream(); }
   [[nodiscard]] std::size_t flush() const { return flush_bytes(options_, gpu_.l2_bytes); }
 
-  // Input set 0's outputs of the optimized kernel as every launch of it starts: poison, or the drawn
-  // values in place.
-  void prepare_set_zero() {
-    for (std::size_t k = 0; k < buffers_.output_count(); ++k) {
-      if (!buffers_.in_place(k)) buffers_.poison_output(side::optimized, k);
-    }
-    buffers_.restore_in_place(side::optimized);
-  }
-
   void warm_up() {
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < options_.warmup || host_seconds_since(start) < options_.warmup_time; ++i) {
       buffers_.restore_in_place(side::reference);
-      prepare_set_zero();
+      prepare_set_zero(buffers_);
       if (with_reference_) buffers_.launch(side::reference);
       buffers_.launch(side::optimized);
       buffers_.synchronize();
@@ -127,7 +165,7 @@ class timing_run {
 
   void choose_mode() {
     auto hot_start = [&] {
-      prepare_set_zero();
+      prepare_set_zero(buffers_);
       flushes_.before_timed(nullptr);
       spin_.enqueue(stream(), 20e-6);
     };
@@ -146,28 +184,21 @@ class timing_run {
     t_.input_sets_wanted = plan.wanted;
     t_.mode = mode_.mode;
     t_.launches_per_sample = per_sample_ = plan.launches_per_sample;
-    // Batch mode: outputs of its own for each launch, so that any can be checked, where they fit in what
-    // the sets (each with its source and, in place, two working copies) leave.
+    // Batch mode's output copies (timing_plan.hpp), in what the sets, their sources and copies leave.
     const std::size_t sets_bytes = 4 * static_cast<std::size_t>(plan.sets) * set_bytes;
     const std::size_t left = free_bytes > sets_bytes ? (free_bytes - sets_bytes) / 2 : 0;
-    const bool own_outputs =
-        per_sample_ == 1 || timed_input_sets::bytes_of_output_copies(buffers_, per_sample_) <= left;
-    sets_.emplace(buffers_, plan.sets, own_outputs ? per_sample_ : 1);  // drawn before each sample, from the first on
-    checks_.emplace(buffers_, comparator_, host_, per_sample_, own_outputs);
+    output_copies_ = plan_output_copies(per_sample_, timed_input_sets::bytes_of_output_copies(buffers_, 1), gpu_.l2_bytes, left);
+    sets_.emplace(buffers_, plan.sets, output_copies_);  // drawn before each sample, from the first on
+    checks_.emplace(buffers_, comparator_, host_, per_sample_, output_copies_);
   }
 
   void prepare_mode() {
     switch (mode_.mode) {
       case timing_mode::cold:
         flush_.emplace(flush(), std::max(gpu_.multiprocessors, 1));
-        t_.method = fmt::format("cold: a {} MiB read evicts the caches before each launch; one launch per event pair; "
-                                "reference and optimized interleaved, in an order drawn per sample",
-                                flush_->bytes() >> 20);
+        t_.method = sampling_method(mode_.mode, flush_->bytes());
         break;
-      case timing_mode::hot:
-        t_.method = "hot: no cache flush; one launch per event pair, queued behind a 20 us spin kernel; reference and "
-                    "optimized interleaved, in an order drawn per sample";
-        break;
+      case timing_mode::hot: t_.method = sampling_method(mode_.mode, 0); break;
       default: graphs_.capture(stream(), *sets_, with_reference_, per_sample_, t_); break;
     }
     t_.method += input_sets_method(t_);
@@ -192,25 +223,52 @@ class timing_run {
     });
   }
 
-  // Inputs drawn anew and outputs prepared alike, then reference and optimized back to back in an order
-  // drawn for this sample, so that clock and thermal drift hit both; the fingerprints of the inputs are
-  // taken once the device is idle again (never while timed). Returns both sides' timed seconds.
+  // Reference and optimized back to back, in an order drawn for this sample, so that clock and thermal
+  // drift hit both; both queued behind the gate before either starts. Returns both sides' timed seconds.
   double sample() {
-    redraw();
-    if (with_reference_) sets_->restore_in_place(side::reference, per_sample_);
-    sets_->prepare_outputs(side::optimized, per_sample_);
-    const bool optimized_first = checks_->optimized_first();
-    if (optimized_first) timed(side::optimized, optimized_events_);
-    if (with_reference_) timed(side::reference, reference_events_);
-    if (!optimized_first) timed(side::optimized, optimized_events_);
+    ++draws_;
+    const bool optimized_first = checks_->optimized_first() || !with_reference_;
+    {
+      std::optional<launch_gate::held> held;
+      if (gated_) held.emplace(gate_, stream());
+      if (optimized_first) time_side(side::optimized, optimized_events_, true, !with_reference_);
+      if (with_reference_) time_side(side::reference, reference_events_, !optimized_first, optimized_first);
+      if (!optimized_first) time_side(side::optimized, optimized_events_, false, true);
+    }
     optimized_events_.wait();
     if (with_reference_) reference_events_.wait();
     waits_.push_back(device_idle_wait());
-    sets_->fingerprint_after_launches();
     const double reference = with_reference_ ? reference_events_.seconds() : 0.0;
     if (with_reference_) reference_s_.push_back(reference / per_sample_);
     optimized_s_.push_back(optimized_events_.seconds() / per_sample_);
+    if (gated_ && gate_.timed_out()) {
+      gated_ = false;
+      t_.findings.push_back({finding_kind::note, gate_timed_out_note});
+    }
     return optimized_events_.seconds() + reference;
+  }
+
+  // One side of a sample, all untimed but its launches: its input sets written (drawn anew for the first
+  // side; without a flush, the same values written again for the second, so that it too reads inputs just
+  // written, not ones the other side just read: on the H200 worth up to 6% to the second of two latency-
+  // bound kernels), its outputs prepared (poison, or the drawn values in place; not the reference's in cold
+  // mode, whose flush evicts them), its launches timed, then its inputs' fingerprints.
+  void time_side(side target, event_pair& events, bool first, bool last) {
+    const bool rewrite = !flush_;
+    if (first || rewrite) {
+      buffers_.devices().fork();  // the other GPUs' sets are written after the launches before
+      sets_->redraw(static_cast<std::uint64_t>(draws_), false);
+    }
+    if (target == side::reference && flush_) {
+      sets_->restore_in_place(side::reference, per_sample_);
+    } else {
+      sets_->prepare_outputs(target, per_sample_);
+    }
+    timed(target, events);
+    if (last || rewrite) {
+      buffers_.devices().fork();
+      sets_->fingerprint_after_launches();
+    }
   }
 
   // Samples until the stop rule says so; after each, launches drawn at random are checked (the last
@@ -233,18 +291,6 @@ class timing_run {
   void audit_timed_memory() {
     buffers_.synchronize_devices();
     check_timed_memory(buffers_, *sets_, with_reference_, t_.findings);
-  }
-
-  void summarize_samples() {
-    t_.optimized = summarize(optimized_s_);
-    t_.optimized_samples = optimized_s_;
-    t_.reference_samples = reference_s_;
-    t_.idle_wait = summarize(waits_).median;
-    if (with_reference_) {
-      t_.reference = summarize(reference_s_);
-      t_.speedup = t_.reference->median / t_.optimized.median;
-      t_.speedup_interval = ratio_of_medians_interval(reference_s_, optimized_s_);
-    }
   }
 
   // Cold launches of the optimized kernel, alternately on fresh inputs and on the inputs of the launch
@@ -284,13 +330,6 @@ class timing_run {
     t_.latency = std::max(t_.single_launch - ceilings_.floor.events_only, 0.0);
   }
 
-  // Work the timed stream did not see (another stream, or started after the launch returned) keeps the
-  // device busy on the host's clock.
-  void measure_unseen_work() {
-    t_.launch_wall = launch_wall_time([&] { sets_->prepare_outputs(side::optimized, 1); },
-                                      [&] { sets_->launch(side::optimized, 0); });
-  }
-
   // Host time of one step of the run, for the report of where a run's wall time goes.
   template <class Step>
   void stage(const char* name, Step&& step) {
@@ -306,6 +345,8 @@ class timing_run {
   const gpu_info& gpu_;
   const device_ceilings& ceilings_;
   const spinner spin_;
+  launch_gate gate_;
+  bool gated_ = true;  // until a gate opened by itself
   const bool with_reference_;
   device_flushes flushes_;
   std::optional<timed_input_sets> sets_;
@@ -313,6 +354,7 @@ class timing_run {
   timing_result t_;
   mode_plan mode_;
   int per_sample_ = 1;
+  int output_copies_ = 1;  // of the outputs, written in turn by the launches of a sample
   int draws_ = 0;
   event_pair reference_events_, optimized_events_;
   std::optional<cache_flush> flush_;
