@@ -204,8 +204,7 @@ class timing_run {
     t_.method += input_sets_method(t_);
   }
 
-  // Draws every timed input set anew: rearranged for a sample, from the generator for the seen-inputs
-  // check.
+  // Every timed input set drawn anew for the latency launches (fresh: from the generator).
   void redraw(bool fresh = false) { sets_->redraw(static_cast<std::uint64_t>(++draws_), fresh); }
 
   // The launches of one side in one sample, between that side's events, queued behind the flush (of
@@ -238,6 +237,7 @@ class timing_run {
     optimized_events_.wait();
     if (with_reference_) reference_events_.wait();
     waits_.push_back(device_idle_wait());
+    sets_->fingerprint_after_launches();  // the last side's, once the device is idle (the wait times it alone)
     const double reference = with_reference_ ? reference_events_.seconds() : 0.0;
     if (with_reference_) reference_s_.push_back(reference / per_sample_);
     optimized_s_.push_back(optimized_events_.seconds() / per_sample_);
@@ -252,7 +252,7 @@ class timing_run {
   // side; without a flush, the same values written again for the second, so that it too reads inputs just
   // written, not ones the other side just read: on the H200 worth up to 6% to the second of two latency-
   // bound kernels), its outputs prepared (poison, or the drawn values in place; not the reference's in cold
-  // mode, whose flush evicts them), its launches timed, then its inputs' fingerprints.
+  // mode, whose flush evicts them), its launches timed, then (but the last side's) its inputs' fingerprints.
   void time_side(side target, event_pair& events, bool first, bool last) {
     const bool rewrite = !flush_;
     if (first || rewrite) {
@@ -265,7 +265,7 @@ class timing_run {
       sets_->prepare_outputs(target, per_sample_);
     }
     timed(target, events);
-    if (last || rewrite) {
+    if (rewrite && !last) {
       buffers_.devices().fork();
       sets_->fingerprint_after_launches();
     }
