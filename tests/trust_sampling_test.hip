@@ -8,7 +8,8 @@
 //                    of its launches, whatever it sees, is caught by the checks drawn after each sample
 //   batch siblings   a map that, from the second replay of a batch on, does the real work only on the last
 //                    launch of the batch (the one that reads the highest input set): every launch has
-//                    outputs of its own where they fit beside the cache (these do), and any can be checked
+//                    outputs of its own where they fit beside the cache (these do on the H200), and any
+//                    can be checked
 //   persisting L2    a kernel that sets an access-policy window on its stream (NVIDIA; skipped on AMD,
 //                    which has no persisting L2)
 //   honest           a vectorised map 2-3x faster than a scalar reference, in cold and batch mode: "faster",
@@ -175,7 +176,7 @@ void map_case(kbench::kernel_case& c) {
 }
 
 const kbench::shape heavy_shape{{"n", std::int64_t{1} << 22}};
-const kbench::shape batch_shape{{"n", std::int64_t{1} << 14}};
+const kbench::shape batch_shape{{"n", std::int64_t{1} << 12}};  // outputs small enough for a copy per launch
 
 // ---- memory-bound maps: y = 2x + 1 ---------------------------------------------------------------------
 int multiprocessors() {
@@ -288,7 +289,8 @@ TEST_CASE("an honest vectorised kernel 2-3x faster than a scalar reference reads
     CHECK(o.timing->verdict == kbench::speedup_verdict::faster);
     CHECK(o.timing->checks.checked >= 1);
     CHECK(o.timing->checks.checked <= o.timing->checks.timed);
-    CHECK(o.timing->checks.limit.empty());
+    // Its 16 MiB outputs have one copy a sample in batch mode (one per launch would not fit beside the cache).
+    if (std::string(mode) == "cold") CHECK(o.timing->checks.limit.empty());
     CHECK(found(o, "timed launches against the reference on the same inputs"));
   }
 }
@@ -310,13 +312,16 @@ TEST_CASE("a kernel that does less work on a share of its launches is caught by 
   CHECK(found(o, "[timed_launch_wrong] a timed launch of the optimized kernel (sample"));
 }
 
-TEST_CASE("in batch mode every launch has outputs of its own: real work on the last launch alone is caught", "[sampling][perf]") {
+TEST_CASE("in batch mode small outputs have a copy per launch: real work on the last launch alone is caught", "[sampling][perf]") {
   const kbench::perf_outcome honest = time(map_case<small_map, small_map>, batch_shape, "batch");
   INFO("honest: " << findings_of(honest));
   REQUIRE(honest.timing);
   CHECK(honest.timing->mode == kbench::timing_mode::batch);
   CHECK(honest.passed());
-  CHECK(honest.timing->checks.limit.empty());
+  // A copy per launch where they fit in a sixteenth of the L2 (the H200's: 16 KiB outputs, ~100 copies).
+  int l2_bytes = 0;
+  KBENCH_HIP_CHECK(hipDeviceGetAttribute(&l2_bytes, hipDeviceAttributeL2CacheSize, 0));
+  if (l2_bytes >= 8000000) CHECK(honest.timing->checks.limit.empty());
   CHECK(honest.timing->checks.timed >= honest.timing->launches_per_sample);
   const kbench::perf_outcome cheat = time(map_case<small_map, last_of_batch_map>, batch_shape, "batch");
   INFO("cheat: " << findings_of(cheat));
