@@ -3,9 +3,10 @@
 // and for in-place buffers their drawn values, which each launch works on in a copy of its own (one per
 // launch and side, guarded). In batch mode every other output too has copies per side, which the launches
 // of a sample write in turn (one per launch where they fit, timing_plan.hpp), so that a launch whose copy
-// no later launch wrote can be checked against the reference's launch on the same set. Before every sample all sets are drawn anew and every output prepared alike (poison, or the
-// drawn values), outside the timed region, and each input's fingerprint is added up as drawn and again
-// after the launches: a launch that changed a timed input shows as two sums that differ.
+// no later launch wrote can be checked against the reference's launch on the same set. Before every side
+// of a sample the sets are written (drawn anew, or the same values again) and its outputs prepared alike
+// (poison, or the drawn values), outside the timed region, and each input's fingerprint is added up as
+// written and again after the launches: a launch that changed a timed input shows as two sums that differ.
 #pragma once
 
 #include <algorithm>
