@@ -88,9 +88,9 @@ class timed_checks {
     if (!with_reference_) {
       c.limit = "with a host reference only the last sample is checked (each check runs the host function)";
     } else if (candidates_ < launches_) {
-      c.limit = fmt::format("the {} launches of a sample write {} cop{} of their outputs in turn (one for each would "
-                            "not fit in a sixteenth of the L2, beside the inputs batch mode times hot): only the last {} of each "
-                            "sample can be checked",
+      c.limit = fmt::format("the {} launches of a sample write {} cop{} of their outputs in turn (one for each "
+                            "would not fit in a sixteenth of the L2, beside the inputs batch mode times hot): only "
+                            "the last {} of each sample can be checked",
                             launches_, candidates_, candidates_ == 1 ? "y" : "ies", candidates_);
     }
     return c;
