@@ -15,7 +15,8 @@
 # Function: kbench_add_kernel_test(<name> SOURCES <files> [INCLUDE_DIRECTORIES ..] [LIBRARIES ..]
 #                                  [LABELS ..] [TIMEOUT <s>])
 #           one program, three CTest tests: <project>.<name>.correctness and .perf (label gpu: skipped
-#           without one), and .declarations (every case declaration checked on the host, no GPU needed).
+#           without one), .declarations (every case declaration checked on the host, no GPU needed) and,
+#           on AMD, .resources (every kernel's registers, LDS and waves per SIMD per target, no GPU needed).
 #           Target kbench_kernel_tests builds every kernel test program of the project.
 #           kbench_link_procedure(<target>): a program with its own main() that calls the procedure
 #           (kbench/procedure.hpp) links the copy compiled once per project.
@@ -320,4 +321,11 @@ function(_kbench_add_kernel_test name)
   add_test(NAME ${PROJECT_NAME}.${name}.declarations COMMAND ${name} list)
   set_tests_properties(${PROJECT_NAME}.${name}.declarations PROPERTIES LABELS "declarations;${ARG_LABELS}"
                        TIMEOUT ${ARG_TIMEOUT})
+  # AMD: every kernel's registers, LDS, scratch and waves per SIMD for every target built, read from the
+  # program itself (no GPU needed).
+  if(KBENCH_GPU_PLATFORM STREQUAL "amd")
+    add_test(NAME ${PROJECT_NAME}.${name}.resources COMMAND ${name} resources)
+    set_tests_properties(${PROJECT_NAME}.${name}.resources PROPERTIES LABELS "resources;${ARG_LABELS}"
+                         TIMEOUT ${ARG_TIMEOUT})
+  endif()
 endfunction()

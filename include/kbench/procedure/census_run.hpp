@@ -13,8 +13,6 @@
 //                 the copies together (a graph of them), and the whole side (its own launch)
 #pragma once
 
-#include <cxxabi.h>
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
@@ -25,6 +23,7 @@
 
 #include <fmt/format.h>
 
+#include "../detail/demangle.hpp"
 #include "../engines/measure.hpp"
 #include "../engines/timing.hpp"
 #include "../results/census.hpp"
@@ -34,13 +33,6 @@
 
 namespace kbench {
 namespace detail {
-
-inline std::string demangled(const std::string& symbol) {
-  if (symbol.empty()) return "(unnamed kernel)";
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(symbol.c_str(), nullptr, nullptr, &status), std::free);
-  return status == 0 && name ? std::string(name.get()) : symbol;
-}
 
 // What runs before each timed launch of the census: the case's flush, then a settling spin, so that the
 // launch starts on a device as quiet as behind a profiler's own flush. On the H200 a one-block argmax of

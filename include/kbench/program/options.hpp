@@ -143,7 +143,7 @@ struct option_texts {
 
 // The mode, the seeds, the GPUs, and how to time.
 inline void declare_run_options(CLI::App& app, run_options& o, option_texts& t) {
-  app.add_option("mode", t.mode, "correctness | perf | census | list")->required();
+  app.add_option("mode", t.mode, "correctness | perf | census | list | resources")->required();
   app.add_option("--seed", t.seeds, "pin the seeds (comma-separated, decimal or 0x hex)")->envname("KBENCH_SEEDS");
   app.add_option("--seed-count", o.seed_count, "fresh seeds per correctness run")
       ->envname("KBENCH_SEED_COUNT")
@@ -261,7 +261,8 @@ inline run_mode parse_mode(const std::string& mode) {
   if (mode == "perf") return run_mode::perf;
   if (mode == "census") return run_mode::census;
   if (mode == "list") return run_mode::list;
-  throw usage_error("unknown mode '" + mode + "': expected correctness, perf, census or list");
+  if (mode == "resources") return run_mode::resources;
+  throw usage_error("unknown mode '" + mode + "': expected correctness, perf, census, list or resources");
 }
 
 inline timing_mode parse_timing(const std::string& timing) {

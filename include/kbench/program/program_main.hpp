@@ -5,6 +5,8 @@
 //   <program> perf        [kbench options] [Google Benchmark options]
 //   <program> census      [kbench options]                    a check, then the kernels each side launches
 //   <program> list                                            the cases, their shapes and buffers
+//   <program> resources   [--json <path>]                     every kernel's registers, LDS, scratch and
+//                                                             waves per SIMD, per target, with no GPU
 //   <program> [mode] --help                                   kbench's options, then the framework's
 //
 // Exit status: 0 passed; 1 failed (a wrong kernel, a broken test, a flagged timing, a HIP error); 2 bad
@@ -30,6 +32,7 @@
 #include "../version.hpp"
 #include "case_lifecycle.hpp"
 #include "program.hpp"
+#include "resource_listing.hpp"
 #include "supervisor.hpp"
 
 namespace kbench {
@@ -191,7 +194,8 @@ inline int run_program(int argc, char** argv, bool supervised) {
     check_registry();
     check_run_shapes(options);
     if (!options.baseline_path.empty()) (void)load_results(options.baseline_path);  // a bad file fails now, not after the run
-    if (!supervised && can_supervise && options.mode != run_mode::list) {
+    const bool runs_cases = options.mode != run_mode::list && options.mode != run_mode::resources;
+    if (!supervised && can_supervise && runs_cases) {
       const std::string json_file = options.json_path.empty() ? "" : json_document_path(options.json_path, options.mode, argv[0]);
       return supervise(argv, json_file, options.mode);
     }
@@ -208,6 +212,7 @@ inline int run_program(int argc, char** argv, bool supervised) {
       case run_mode::perf: return run_perf(argv[0], options);
       case run_mode::census: return run_census(argv[0], options);
       case run_mode::list: return run_list(options);
+      case run_mode::resources: return run_resources(argv[0], options);
     }
   } catch (const usage_error& e) {
     std::fprintf(stderr, "kbench: %s\n", e.what());

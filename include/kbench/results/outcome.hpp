@@ -10,7 +10,7 @@
 namespace kbench {
 
 // What a program run does (`<program> correctness|perf|list`).
-enum class run_mode { correctness, perf, census, list };
+enum class run_mode { correctness, perf, census, list, resources };
 
 // How samples are taken (see measure.hpp): cold flushes the caches before every launch, hot does not,
 // batch times a graph of many launches (hot) and reports the time per launch; automatic (an option
@@ -85,6 +85,7 @@ struct sourced_finding : finding {
     case run_mode::perf: return "perf";
     case run_mode::census: return "census";
     case run_mode::list: return "list";
+    case run_mode::resources: return "resources";
   }
   return "?";
 }

@@ -1,0 +1,74 @@
+// kbench/decisions/occupancy.hpp: waves per SIMD of an AMD kernel from its resources, by the compiler's
+// rule for its target (LLVM's AMDGPU occupancy), and what the next step needs. HIP-free.
+//
+// The rule, per SIMD: registers are allocated in granules, and the register file holds
+// floor(file / allocated) waves, at most the target's maximum; SGPRs allow 10 waves up to 80, 9 up to 88,
+// 8 up to 100 and 7 beyond (the gfx9 family); static LDS allows as many work-groups per CU as fit in its
+// LDS, each of ceil(work-group size / 64) waves spread over 4 SIMDs (here the kernel's largest work-group,
+// the launch may use fewer). Targets:
+//   gfx906, gfx908   256 registers a lane, granule 4, at most 10 waves (gfx908: its AGPRs in a file of
+//                    their own, the larger of the two counts)
+//   gfx90a, gfx940-2 512 unified registers (architected and accumulation together), granule 8, at most 8
+//   gfx950           as gfx942, with 160 KiB of LDS a CU
+// So on gfx906 64 VGPRs give 4 waves and 80 give 3 (5 need 48 or fewer); on gfx90a 64 give 8, 80 give 6,
+// 96 give 5. The HIP runtime's occupancy API counts whole blocks and may differ.
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+namespace kbench {
+
+struct amd_occupancy_rule {
+  int registers_per_lane = 256;  // per SIMD
+  int granule = 4;
+  int max_waves = 10;
+  long long lds_per_cu = 65536;
+  bool separate_agprs = false;  // gfx908
+};
+
+// The rule of a target ("gfx90a:xnack-" is gfx90a's); none for a target kbench has no rule for.
+[[nodiscard]] inline std::optional<amd_occupancy_rule> occupancy_rule(const std::string& target) {
+  const std::string base = target.substr(0, target.find(':'));
+  if (base == "gfx900" || base == "gfx906") return amd_occupancy_rule{};
+  if (base == "gfx908") return amd_occupancy_rule{256, 4, 10, 65536, true};
+  if (base == "gfx90a" || base == "gfx940" || base == "gfx941" || base == "gfx942") return amd_occupancy_rule{512, 8, 8, 65536};
+  if (base == "gfx950") return amd_occupancy_rule{512, 8, 8, 163840};
+  return std::nullopt;
+}
+
+struct amd_occupancy {
+  int waves = 0;                 // per SIMD
+  std::string limiter;           // "VGPRs", "SGPRs", "LDS" or "the target's maximum"
+  int vgprs_for_next_wave = -1;  // the most VGPRs that give one more wave; -1 when VGPRs do not limit
+};
+
+// Waves per SIMD of a kernel with these resources under `rule`.
+[[nodiscard]] inline amd_occupancy amd_waves_per_simd(const amd_occupancy_rule& rule, int vgprs, int agprs, int sgprs,
+                                                      long long lds_bytes, int workgroup_size) {
+  const int registers = std::max(rule.separate_agprs ? std::max(vgprs, agprs) : vgprs, 1);
+  const int allocated = (registers + rule.granule - 1) / rule.granule * rule.granule;
+  amd_occupancy o;
+  o.waves = rule.max_waves;
+  o.limiter = "the target's maximum";
+  auto limit = [&](int waves, const char* by) {
+    if (waves < o.waves) {
+      o.waves = waves;
+      o.limiter = by;
+    }
+  };
+  limit(rule.registers_per_lane / allocated, "VGPRs");
+  limit(sgprs <= 80 ? 10 : sgprs <= 88 ? 9 : sgprs <= 100 ? 8 : 7, "SGPRs");
+  if (lds_bytes > 0) {
+    const long long groups = rule.lds_per_cu / lds_bytes;
+    const long long waves_per_group = (std::max(workgroup_size, 1) + 63) / 64;
+    limit(static_cast<int>(std::min<long long>(groups * waves_per_group / 4, rule.max_waves)), "LDS");
+  }
+  if (o.limiter == "VGPRs" && o.waves < rule.max_waves) {
+    o.vgprs_for_next_wave = rule.registers_per_lane / (o.waves + 1) / rule.granule * rule.granule;
+  }
+  return o;
+}
+
+}  // namespace kbench

@@ -1,0 +1,170 @@
+// occupancy.hpp and code_objects.hpp: waves per SIMD by each target's rule, and the reader of the code
+// objects a program carries, on containers made here (the AMD build runs it on real programs).
+#include <kbench/decisions/occupancy.hpp>
+#include <kbench/engines/code_objects.hpp>
+#include <kbench/program/resource_listing.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "../catch.hpp"
+
+namespace unit_resources_test {  // one per file: the unit tests compile in unity batches
+
+using kbench_test::contains;
+
+namespace {
+
+int waves(const char* target, int vgprs, int agprs = -1, int sgprs = 32, long long lds = 0, int group = 256) {
+  return kbench::amd_waves_per_simd(*kbench::occupancy_rule(target), vgprs, agprs, sgprs, lds, group).waves;
+}
+
+template <class T>
+void put(std::vector<unsigned char>& bytes, std::size_t at, T value) {
+  if (bytes.size() < at + sizeof(T)) bytes.resize(at + sizeof(T));
+  std::memcpy(bytes.data() + at, &value, sizeof(T));
+}
+
+// A little-endian ELF64 file whose only sections are a note section (one note) and the section names.
+std::vector<unsigned char> elf_with_note(const std::string& owner, std::uint32_t type, const std::vector<std::uint8_t>& desc) {
+  std::vector<unsigned char> note;
+  put<std::uint32_t>(note, 0, static_cast<std::uint32_t>(owner.size() + 1));
+  put<std::uint32_t>(note, 4, static_cast<std::uint32_t>(desc.size()));
+  put<std::uint32_t>(note, 8, type);
+  note.resize(12 + (owner.size() + 1 + 3) / 4 * 4, 0);
+  std::memcpy(note.data() + 12, owner.c_str(), owner.size());
+  note.insert(note.end(), desc.begin(), desc.end());
+  const std::string names = std::string("\0.note\0.shstrtab\0", 17);
+  std::vector<unsigned char> elf(64, 0);
+  std::memcpy(elf.data(), "\x7f" "ELF", 4);
+  elf[4] = 2;  // 64-bit
+  elf[5] = 1;  // little-endian
+  const std::size_t note_at = elf.size();
+  elf.insert(elf.end(), note.begin(), note.end());
+  const std::size_t names_at = elf.size();
+  elf.insert(elf.end(), names.begin(), names.end());
+  const std::size_t table = (elf.size() + 7) / 8 * 8;
+  elf.resize(table + 3 * 64, 0);
+  put<std::uint64_t>(elf, 0x28, table);
+  put<std::uint16_t>(elf, 0x3A, 64);
+  put<std::uint16_t>(elf, 0x3C, 3);
+  put<std::uint16_t>(elf, 0x3E, 2);
+  auto section = [&](int i, std::uint32_t name, std::uint32_t kind, std::size_t at, std::size_t size) {
+    put<std::uint32_t>(elf, table + i * 64, name);
+    put<std::uint32_t>(elf, table + i * 64 + 4, kind);
+    put<std::uint64_t>(elf, table + i * 64 + 0x18, at);
+    put<std::uint64_t>(elf, table + i * 64 + 0x20, size);
+  };
+  section(1, 1, 7, note_at, note.size());
+  section(2, 7, 3, names_at, names.size());
+  return elf;
+}
+
+// An offload bundle of a host entry and one code object for `target`.
+std::vector<unsigned char> bundle(const std::string& target, const std::vector<unsigned char>& object) {
+  const std::string host = "host-x86_64-unknown-linux", device = "hipv4-amdgcn-amd-amdhsa--" + target;
+  std::vector<unsigned char> b(kbench::detail::bundle_magic.begin(), kbench::detail::bundle_magic.end());
+  put<std::uint64_t>(b, b.size(), 2);
+  const std::size_t data = 4096;
+  for (const std::string* id : {&host, &device}) {
+    const std::size_t at = b.size();
+    put<std::uint64_t>(b, at, data);
+    put<std::uint64_t>(b, at + 8, id == &host ? 0 : object.size());
+    put<std::uint64_t>(b, at + 16, id->size());
+    b.insert(b.end(), id->begin(), id->end());
+  }
+  b.resize(data, 0);
+  b.insert(b.end(), object.begin(), object.end());
+  return b;
+}
+
+std::vector<std::uint8_t> metadata(const char* target) {
+  nlohmann::json kernel = {{".name", "_Z6kernelPf"}, {".vgpr_count", 101}, {".sgpr_count", 24},
+                           {".vgpr_spill_count", 2}, {".sgpr_spill_count", 0}, {".group_segment_fixed_size", 2048},
+                           {".private_segment_fixed_size", 16}, {".wavefront_size", 64}, {".max_flat_workgroup_size", 256}};
+  return nlohmann::json::to_msgpack(nlohmann::json{{"amdhsa.kernels", {kernel}}, {"amdhsa.target", target}});
+}
+
+}  // namespace
+
+TEST_CASE("waves per SIMD by each target's register rule, and the registers of the next step", "[occupancy]") {
+  CHECK(waves("gfx906", 48) == 5);
+  CHECK(waves("gfx906", 64) == 4);
+  CHECK(waves("gfx906", 80) == 3);
+  CHECK(waves("gfx906", 101) == 2);  // softmax_cached_kernel<8, 8> on gfx906
+  CHECK(waves("gfx906", 24) == 10);
+  CHECK(waves("gfx90a", 64) == 8);
+  CHECK(waves("gfx90a", 80) == 6);
+  CHECK(waves("gfx90a", 96) == 5);
+  CHECK(waves("gfx90a", 100) == 4);  // the same kernel on gfx90a
+  CHECK(waves("gfx942:sramecc+:xnack-", 64) == 8);
+  CHECK(waves("gfx950", 128) == 4);
+  CHECK(waves("gfx908", 64, 128) == 2);  // its AGPRs have a file of their own: the larger count rules
+  const kbench::amd_occupancy softmax = kbench::amd_waves_per_simd(*kbench::occupancy_rule("gfx906"), 101, -1, 32, 0, 256);
+  CHECK(softmax.limiter == "VGPRs");
+  CHECK(softmax.vgprs_for_next_wave == 84);  // 3 waves: 256 / 3 = 85, in granules of 4
+  const kbench::amd_occupancy eight = kbench::amd_waves_per_simd(*kbench::occupancy_rule("gfx90a"), 64, 0, 32, 0, 256);
+  CHECK(eight.limiter == "the target's maximum");
+  CHECK(eight.vgprs_for_next_wave == -1);
+  CHECK_FALSE(kbench::occupancy_rule("gfx1100").has_value());
+}
+
+TEST_CASE("SGPRs and static LDS limit the waves too", "[occupancy]") {
+  CHECK(waves("gfx906", 24, -1, 96) == 8);
+  CHECK(waves("gfx906", 24, -1, 102) == 7);
+  const kbench::amd_occupancy lds = kbench::amd_waves_per_simd(*kbench::occupancy_rule("gfx906"), 24, -1, 32, 32768, 256);
+  CHECK(lds.waves == 2);  // two groups of 4 waves a CU, over 4 SIMDs
+  CHECK(lds.limiter == "LDS");
+  CHECK(waves("gfx950", 24, -1, 32, 32768, 256) == 5);  // 160 KiB of LDS: five groups
+}
+
+TEST_CASE("the code objects of a program: every target's kernels from its metadata", "[resources]") {
+  const std::vector<unsigned char> fatbin = bundle("gfx906", elf_with_note("AMDGPU", 32, metadata("amdgcn-amd-amdhsa--gfx906")));
+  int bundles = 0;
+  const std::vector<kbench::kernel_resources> kernels =
+      kbench::detail::fatbin_kernels(kbench::detail::byte_view(fatbin.data(), fatbin.size(), "test"), bundles);
+  CHECK(bundles == 1);
+  REQUIRE(kernels.size() == 1);
+  const kbench::kernel_resources& k = kernels.front();
+  CHECK(k.target == "gfx906");
+  CHECK(k.name == "_Z6kernelPf");
+  CHECK(k.vgprs == 101);
+  CHECK(k.agprs == -1);
+  CHECK(k.sgprs == 24);
+  CHECK(k.vgpr_spills == 2);
+  CHECK(k.lds_bytes == 2048);
+  CHECK(k.scratch_bytes == 16);
+  CHECK(k.max_workgroup_size == 256);
+  const std::string table = kbench::detail::format_resources(kernels);
+  CHECK_THAT(table, contains("kernel(float*)"));
+  CHECK_THAT(table, contains("VGPRs"));
+  CHECK_THAT(table, contains("<= 84"));
+  const auto json = kbench::detail::resources_json("p", kernels);
+  CHECK(json["kernels"][0]["waves_per_simd"] == 2);
+  CHECK(json["kernels"][0]["agprs"].is_null());
+}
+
+TEST_CASE("a container the reader does not know is an error, never an empty list", "[resources]") {
+  auto read = [](const std::vector<unsigned char>& bytes) {
+    int bundles = 0;
+    return kbench::detail::fatbin_kernels(kbench::detail::byte_view(bytes.data(), bytes.size(), "test"), bundles);
+  };
+  std::vector<unsigned char> compressed = {'C', 'C', 'O', 'B', 1, 0, 0, 0};
+  CHECK_THROWS_WITH(read(compressed), contains("compressed offload bundle"));
+  const std::vector<unsigned char> yaml = bundle("gfx906", elf_with_note("AMD", 10, {1, 2, 3}));
+  CHECK_THROWS_WITH(read(yaml), contains("no MessagePack metadata note"));
+  std::vector<unsigned char> cut = bundle("gfx906", elf_with_note("AMDGPU", 32, metadata("gfx906")));
+  cut.resize(cut.size() - 40);
+  CHECK_THROWS_WITH(read(cut), contains("past"));
+  const std::string path = "kbench_resources_test_not_elf.bin";
+  std::ofstream(path) << "not an executable";
+  CHECK_THROWS_WITH(kbench::read_kernel_resources(path), contains("not an ELF file"));
+  std::remove(path.c_str());
+  CHECK_THROWS_WITH(kbench::read_kernel_resources("/proc/self/exe"), contains("no .hip_fatbin section"));
+}
+
+}  // namespace unit_resources_test
