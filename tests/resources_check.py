@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""`<program> resources` against the compiler's own report: compiles a kernel source for one AMD target with
+-Rpass-analysis=kernel-resource-usage and checks that, for every kernel the compiler reports, the program's
+listing gives the same VGPRs, AGPRs, SGPRs, spills, scratch, LDS and waves per SIMD (the compiler's
+occupancy, at the kernel's largest work-group). Fails when a figure differs or no kernel was compared.
+
+    resources_check.py --compiler hipcc --target gfx906 --source kernels/softmax/softmax_v2.hip \
+        --program build/amd/tests/softmax_test [--include include ...]
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+p = argparse.ArgumentParser()
+p.add_argument("--compiler", required=True)
+p.add_argument("--target", required=True)
+p.add_argument("--source", required=True)
+p.add_argument("--program", required=True)
+p.add_argument("--include", action="append", default=[])
+args = p.parse_args()
+
+with tempfile.TemporaryDirectory() as work:
+    compile_cmd = [args.compiler, "-x", "hip", "-std=c++17", "-O3", f"--offload-arch={args.target}", "--offload-device-only",
+                   "-c", args.source, "-o", os.path.join(work, "device.o"), "-Rpass-analysis=kernel-resource-usage",
+                   *[f"-I{i}" for i in args.include]]
+    built = subprocess.run(compile_cmd, capture_output=True, text=True)
+    if built.returncode != 0:
+        sys.exit(f"resources_check: the compile failed:\n{' '.join(compile_cmd)}\n{built.stderr[-3000:]}")
+    listing_path = os.path.join(work, "resources.json")
+    listed = subprocess.run([args.program, "resources", "--json", listing_path], capture_output=True, text=True)
+    if listed.returncode != 0:
+        sys.exit(f"resources_check: {args.program} resources failed ({listed.returncode}):\n{listed.stderr[-3000:]}")
+    listing = json.load(open(listing_path))
+
+# The compiler's remarks: "Function Name: <symbol>", then "<figure>: <value>" lines for it.
+reported = {}
+name = None
+for line in built.stderr.splitlines():
+    m = re.search(r"remark:\s+(.+?):\s+(\S+)\s+\[-Rpass-analysis=kernel-resource-usage\]", line)
+    if not m:
+        continue
+    key, value = m.group(1).strip(), m.group(2)
+    if key == "Function Name":
+        name = value
+        reported[name] = {}
+    elif name is not None:
+        reported[name][key] = value
+
+base = lambda target: target.split(":")[0]
+listed_kernels = {k["symbol"]: k for k in listing["kernels"] if base(k["target"]) == base(args.target)}
+# LLVM 15 says "SGPRs", LLVM 22 (HIP 7.2) "TotalSGPRs".
+figures = [("VGPRs", "vgprs"), ("AGPRs", "agprs"), ("SGPRs", "sgprs"), ("TotalSGPRs", "sgprs"), ("VGPRs Spill", "vgpr_spills"),
+           ("SGPRs Spill", "sgpr_spills"), ("ScratchSize [bytes/lane]", "scratch_bytes"),
+           ("LDS Size [bytes/block]", "lds_bytes"), ("Occupancy [waves/SIMD]", "waves_per_simd")]
+problems, compared = [], 0
+for symbol, figures_of in reported.items():
+    kernel = listed_kernels.get(symbol)
+    if kernel is None:
+        problems.append(f"{symbol}: reported by the compiler, not listed by the program for {args.target}")
+        continue
+    compared += 1
+    for remark, field in figures:
+        if remark in figures_of and str(kernel[field]) != figures_of[remark]:
+            problems.append(f"{kernel['name']} ({args.target}): {remark} {figures_of[remark]} by the compiler, "
+                            f"{kernel[field]} listed")
+print(f"resources_check: {compared} kernels of {args.source} compared for {args.target}")
+if problems or compared == 0:
+    sys.exit("\n".join(problems) or "resources_check: no kernel compared")
