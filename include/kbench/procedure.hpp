@@ -26,6 +26,10 @@ class case_instance;  // runner.hpp
 [[nodiscard]] std::vector<declared_buffer> declare_on_host(const case_registration& registration, const kbench::shape& s,
                                                            bool every_dimension_used = false);
 
+// The resource bounds the case declares at a shape (kernel_case::expect_resources), read on the host.
+[[nodiscard]] std::vector<resource_bound> declared_resource_bounds(const case_registration& registration,
+                                                                   const kbench::shape& s);
+
 // The number of devices the case spans at a shape (kernel_case::devices; 1 when it never says).
 [[nodiscard]] int declared_device_count(const case_registration& registration, const kbench::shape& s);
 

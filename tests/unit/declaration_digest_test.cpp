@@ -111,6 +111,17 @@ TEST_CASE("every part of a declaration moves its digest", "[digest]") {
       {"kernels expected", [](declaration_facts& f) { f.census.kernels = 1; }},
       {"registers expected", [](declaration_facts& f) { f.census.max_registers = 64; }},
       {"occupancy expected", [](declaration_facts& f) { f.census.min_occupancy = 0.5; }},
+      {"a resource bound", [](declaration_facts& f) {
+         kbench::resource_bound& b = f.resource_bounds.emplace_back();
+         b.kernels = "rmsnorm";
+         b.vgprs_at_most(64);
+       }},
+      {"a resource bound's target", [](declaration_facts& f) {
+         kbench::resource_bound& b = f.resource_bounds.emplace_back();
+         b.kernels = "rmsnorm";
+         b.target = "gfx90a";
+         b.vgprs_at_most(64);
+       }},
       {"deterministic", [](declaration_facts& f) { f.deterministic = true; }},
       {"an oracle", [](declaration_facts& f) { f.oracle = true; }},
       {"an oracle's ratio", [](declaration_facts& f) {

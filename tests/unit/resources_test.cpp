@@ -1,6 +1,7 @@
 // occupancy.hpp and code_objects.hpp: waves per SIMD by each target's rule, and the reader of the code
 // objects a program carries, on containers made here (the AMD build runs it on real programs).
 #include <kbench/decisions/occupancy.hpp>
+#include <kbench/decisions/resource_check.hpp>
 #include <kbench/engines/code_objects.hpp>
 #include <kbench/program/resource_listing.hpp>
 
@@ -169,6 +170,49 @@ TEST_CASE("a container the reader does not know is an error, never an empty list
   CHECK_THROWS_WITH(kbench::read_kernel_resources(path), contains("not an ELF file"));
   std::remove(path.c_str());
   CHECK_THROWS_WITH(kbench::read_kernel_resources("/proc/self/exe"), contains("no .hip_fatbin section"));
+}
+
+TEST_CASE("a case's resource bounds: each failure names kernel, target, figure and bound", "[resources]") {
+  kbench::kernel_resources heavy;
+  heavy.target = "gfx906";
+  heavy.name = "_Z6kernelPf";
+  heavy.vgprs = 101;
+  heavy.sgprs = 30;
+  heavy.vgpr_spills = 3;
+  heavy.lds_bytes = 256;
+  heavy.max_workgroup_size = 256;
+  kbench::kernel_resources wide = heavy;
+  wide.target = "gfx90a:xnack-";
+  wide.vgprs = 100;
+  wide.vgpr_spills = 0;
+  const std::vector<kbench::kernel_resources> kernels{heavy, wide};
+  auto check = [&](const kbench::resource_bound& b) { return kbench::check_resource_bound("c/n=1", b, kernels); };
+  kbench::resource_bound b;
+  b.kernels = "kernel(";
+  const std::vector<std::string> vgprs = check(kbench::resource_bound(b).vgprs_at_most(100));
+  REQUIRE(vgprs.size() == 1);  // gfx90a's 100 are within the bound
+  CHECK(vgprs.front() == "c/n=1: kernel(float*) on gfx906: 101 VGPRs, bound at most 100");
+  const std::vector<std::string> spills = check(kbench::resource_bound(b).spills_none());
+  REQUIRE(spills.size() == 1);
+  CHECK_THAT(spills.front(), contains("3 VGPRs and 0 SGPRs spilled, bound no spills"));
+  const std::vector<std::string> waves = check(kbench::resource_bound(b).waves_at_least(4));
+  REQUIRE(waves.size() == 1);
+  CHECK_THAT(waves.front(), contains("on gfx906: 2 waves per SIMD, limited by VGPRs (101 VGPRs; 84 VGPRs give one more), "
+                                     "bound at least 4"));
+  CHECK(check(kbench::resource_bound(b).lds_at_most(256).scratch_at_most(0)).empty());
+  kbench::resource_bound on_gfx90a = b;
+  on_gfx90a.target = "gfx90a";
+  CHECK(check(kbench::resource_bound(on_gfx90a).waves_at_least(4)).empty());  // gfx906's 2 waves are not its business
+  kbench::resource_bound elsewhere = b;
+  elsewhere.target = "gfx942";
+  CHECK(check(kbench::resource_bound(elsewhere).vgprs_at_most(8)).empty());  // not built here: its own build checks it
+  kbench::resource_bound misspelt;
+  misspelt.kernels = "kernle";
+  const std::vector<std::string> none = check(misspelt);
+  REQUIRE(none.size() == 2);
+  CHECK_THAT(none.front(), contains("the resource bound on 'kernle' names no kernel of gfx906"));
+  CHECK_THROWS_WITH(kbench::resource_bound(b).vgprs_at_most(0), contains("vgprs_at_most() needs a count > 0"));
+  CHECK_THROWS_WITH(kbench::resource_bound(b).waves_at_least(11), contains("1 to 10 waves"));
 }
 
 }  // namespace unit_resources_test

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dtype.hpp"
+#include "error.hpp"
 
 namespace kbench {
 
@@ -48,6 +49,40 @@ struct census_expectations {
   int max_registers = -1;         // registers per thread (VGPRs on AMD) of every kernel, at most
   double min_occupancy = -1.0;    // theoretical occupancy of every kernel, at least (a fraction of the maximum)
   [[nodiscard]] bool any() const { return kernels >= 0 || max_registers >= 0 || min_occupancy >= 0; }
+};
+
+// A bound on the resources of the kernels whose names (as the census prints them) contain `kernels`, on
+// one AMD target ("gfx90a") or every target built (empty), read from the program itself without a GPU
+// (`<program> resources`, kernel_case::expect_resources); unset values are not checked.
+struct resource_bound {
+  std::string kernels;
+  std::string target;
+  int max_vgprs = -1;                // on gfx90a and later the unified total
+  bool no_spills = false;            // VGPRs and SGPRs
+  long long max_scratch_bytes = -1;  // per work-item
+  long long max_lds_bytes = -1;      // static
+  int min_waves_per_simd = -1;       // by the compiler's occupancy rule for the target
+
+  resource_bound& vgprs_at_most(int count) { return set(max_vgprs, count, count > 0, "vgprs_at_most() needs a count > 0"); }
+  resource_bound& spills_none() {
+    no_spills = true;
+    return *this;
+  }
+  resource_bound& scratch_at_most(long long bytes) {
+    return set(max_scratch_bytes, bytes, bytes >= 0, "scratch_at_most() needs bytes >= 0");
+  }
+  resource_bound& lds_at_most(long long bytes) { return set(max_lds_bytes, bytes, bytes >= 0, "lds_at_most() needs bytes >= 0"); }
+  resource_bound& waves_at_least(int waves) {
+    return set(min_waves_per_simd, waves, waves >= 1 && waves <= 10, "waves_at_least() needs 1 to 10 waves per SIMD");
+  }
+
+ private:
+  template <class T>
+  resource_bound& set(T& field, T value, bool valid, const char* problem) {
+    if (!valid) throw usage_error(std::string("expect_resources(\"") + kernels + "\")." + problem);
+    field = value;
+    return *this;
+  }
 };
 
 }  // namespace kbench

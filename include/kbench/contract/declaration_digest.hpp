@@ -97,6 +97,7 @@ struct declaration_facts {
   work_model work;
   perf_expectations expectations;
   census_expectations census;
+  std::vector<resource_bound> resource_bounds;
   bool deterministic = false;
   bool oracle = false;
   double oracle_ratio = 2.0;
@@ -139,6 +140,12 @@ struct declaration_facts {
       std::string("oracle ") + (d.oracle ? "yes, ratio " + exact_number(d.oracle_ratio) : std::string("no")),
       "requires alignment " + std::to_string(d.requires_alignment),
   });
+  for (const resource_bound& r : d.resource_bounds) {  // a line each, only where declared: older digests stay
+    lines.push_back("resources '" + r.kernels + "' on " + (r.target.empty() ? "every target" : r.target) +
+                    " vgprs<=" + std::to_string(r.max_vgprs) + " no_spills=" + (r.no_spills ? "yes" : "no") +
+                    " scratch<=" + std::to_string(r.max_scratch_bytes) + " lds<=" + std::to_string(r.max_lds_bytes) +
+                    " waves>=" + std::to_string(r.min_waves_per_simd));
+  }
   return lines;
 }
 

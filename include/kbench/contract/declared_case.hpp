@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <initializer_list>
 #include <limits>
 #include <functional>
@@ -52,6 +53,7 @@ struct declared_case {
   work_model work;                                  // bytes_moved(), flops(), tokens(), link_bytes()
   perf_expectations expectations;                   // require_speedup(), require_bandwidth(), allow_speedup_up_to()
   census_expectations census;                       // expect_kernels(), expect_registers_at_most(), ...
+  std::deque<resource_bound> resource_bounds;       // expect_resources(): a deque, whose elements stay put
   bool deterministic = false;
   host_function oracle;
   double oracle_ratio = 2.0;

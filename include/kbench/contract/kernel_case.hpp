@@ -211,6 +211,18 @@ class kernel_case {
     declared_.census.min_occupancy = fraction;
   }
 
+  // What the kernels whose names contain `kernels` may use on `target` ("gfx90a"; empty: every AMD target
+  // built), checked from the program itself without a GPU (`<program> resources`, CTest label resources):
+  //   c.expect_resources("softmax_cached_kernel<8, 8>", "gfx90a").vgprs_at_most(96).spills_none().waves_at_least(5);
+  // Name the instantiations a launch picks at run time; a bound that names no kernel of a target fails.
+  resource_bound& expect_resources(std::string kernels, std::string target = "") {
+    if (kernels.empty()) fail("expect_resources() needs the kernels' names (a part of them)");
+    resource_bound b;
+    b.kernels = std::move(kernels);
+    b.target = std::move(target);
+    return declared_.resource_bounds.emplace_back(std::move(b));
+  }
+
   // The optimized kernel gives the same bits on every run with the same inputs: a run that differs fails
   // (without it, a difference is a note: atomics may reorder a float reduction).
   void deterministic(bool yes = true) { declared_.deterministic = yes; }

@@ -20,6 +20,8 @@
 #include <optional>
 #include <string>
 
+#include "../results/kernel_resources.hpp"
+
 namespace kbench {
 
 struct amd_occupancy_rule {
@@ -73,6 +75,13 @@ struct amd_occupancy {
     o.vgprs_for_next_wave = rule.registers_per_lane / (o.waves + 1) / rule.granule * rule.granule;
   }
   return o;
+}
+
+// A kernel's occupancy by its target's rule, at its largest work-group; none for a target without one.
+[[nodiscard]] inline std::optional<amd_occupancy> occupancy_of(const kernel_resources& k) {
+  const std::optional<amd_occupancy_rule> rule = occupancy_rule(k.target);
+  if (!rule) return std::nullopt;
+  return amd_waves_per_simd(*rule, k.vgprs, k.agprs, k.sgprs, k.lds_bytes, k.max_workgroup_size);
 }
 
 }  // namespace kbench

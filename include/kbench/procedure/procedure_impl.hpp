@@ -24,6 +24,13 @@ std::vector<declared_buffer> declare_on_host(const case_registration& registrati
   return case_declared.declared_buffers();
 }
 
+std::vector<resource_bound> declared_resource_bounds(const case_registration& registration, const kbench::shape& s) {
+  kernel_case c(registration.name(), s);
+  registration.function()(c);
+  const std::deque<resource_bound>& bounds = declared(c).resource_bounds;
+  return {bounds.begin(), bounds.end()};
+}
+
 int declared_device_count(const case_registration& registration, const kbench::shape& s) {
   kernel_case c(registration.name(), s);
   registration.function()(c);
@@ -53,6 +60,7 @@ inline declaration_facts facts_of(const declared_case& d, const case_registratio
   f.work = d.work;
   f.expectations = d.expectations;
   f.census = d.census;
+  f.resource_bounds.assign(d.resource_bounds.begin(), d.resource_bounds.end());
   f.deterministic = d.deterministic;
   f.oracle = bool(d.oracle);
   f.oracle_ratio = d.oracle_ratio;

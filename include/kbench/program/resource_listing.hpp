@@ -1,6 +1,7 @@
 // kbench/program/resource_listing.hpp: `<program> resources`, every kernel of every target the program
 // carries with its registers, spills, LDS, scratch and waves per SIMD, read from the program itself
-// (code_objects.hpp) by the target's occupancy rule (occupancy.hpp). Needs no GPU. HIP-free.
+// (code_objects.hpp) by the target's occupancy rule (occupancy.hpp); then every case's resource bounds
+// (kernel_case::expect_resources) checked against them (resource_check.hpp). Needs no GPU. HIP-free.
 #pragma once
 
 #include <algorithm>
@@ -14,19 +15,16 @@
 #include <nlohmann/json.hpp>
 
 #include "../decisions/occupancy.hpp"
+#include "../decisions/resource_check.hpp"
 #include "../decisions/run_options.hpp"
 #include "../detail/demangle.hpp"
 #include "../engines/code_objects.hpp"
+#include "../procedure.hpp"
+#include "../results/report.hpp"
+#include "program.hpp"
 
 namespace kbench {
 namespace detail {
-
-// A kernel's occupancy by its target's rule; none for a target without one.
-[[nodiscard]] inline std::optional<amd_occupancy> occupancy_of(const kernel_resources& k) {
-  const std::optional<amd_occupancy_rule> rule = occupancy_rule(k.target);
-  if (!rule) return std::nullopt;
-  return amd_waves_per_simd(*rule, k.vgprs, k.agprs, k.sgprs, k.lds_bytes, k.max_workgroup_size);
-}
 
 // The table, by target: waves per SIMD, what limits them, the VGPRs of the next step, the resources.
 [[nodiscard]] inline std::string format_resources(std::vector<kernel_resources> kernels) {
@@ -78,7 +76,35 @@ namespace detail {
   return {{"schema", "kbench-resources/1"}, {"program", program}, {"kernels", all}};
 }
 
-// `<program> resources [--json <path>]`: the table, and the JSON where asked.
+// Every case's resource bounds at every shape it runs, each distinct bound once, against `kernels`:
+// the failures, and how many bounds were checked and broken.
+[[nodiscard]] inline std::vector<std::string> check_declared_bounds(const run_options& options,
+                                                                   const std::vector<kernel_resources>& kernels, int& checked,
+                                                                   int& broken) {
+  auto same = [](const resource_bound& a, const resource_bound& b) {
+    return a.kernels == b.kernels && a.target == b.target && a.max_vgprs == b.max_vgprs && a.no_spills == b.no_spills &&
+           a.max_scratch_bytes == b.max_scratch_bytes && a.max_lds_bytes == b.max_lds_bytes &&
+           a.min_waves_per_simd == b.min_waves_per_simd;
+  };
+  std::vector<std::string> failures;
+  for (const case_registration& reg : registered_cases()) {
+    std::vector<resource_bound> seen;
+    for (const kbench::shape& s : run_shapes(reg, options)) {
+      for (const resource_bound& b : declared_resource_bounds(reg, s)) {
+        if (std::any_of(seen.begin(), seen.end(), [&](const resource_bound& other) { return same(b, other); })) continue;
+        seen.push_back(b);
+        ++checked;
+        std::vector<std::string> found = check_resource_bound(case_label(reg.name(), s), b, kernels);
+        broken += found.empty() ? 0 : 1;
+        for (std::string& f : found) failures.push_back(std::move(f));
+      }
+    }
+  }
+  return failures;
+}
+
+// `<program> resources [--json <path>]`: the table, the JSON where asked, then the bounds: 1 when one is
+// broken or the program holds no kernel.
 inline int run_resources(const char* program, const run_options& options) {
   const std::vector<kernel_resources> kernels = read_kernel_resources("/proc/self/exe");
   std::fputs(format_resources(kernels).c_str(), stdout);
@@ -87,7 +113,12 @@ inline int run_resources(const char* program, const run_options& options) {
     out << resources_json(program, kernels).dump(2) << "\n";
     if (!out) throw error("cannot write " + options.json_path);
   }
-  return kernels.empty() ? 1 : 0;
+  int checked = 0, broken = 0;
+  const std::vector<std::string> failures = check_declared_bounds(options, kernels, checked, broken);
+  for (const std::string& f : failures) std::printf("FAIL %s\n", f.c_str());
+  std::printf("resources: %zu kernels; %d resource bound%s of the cases checked, %d broken\n", kernels.size(), checked,
+              checked == 1 ? "" : "s", broken);
+  return kernels.empty() || !failures.empty() ? 1 : 0;
 }
 
 }  // namespace detail
