@@ -198,8 +198,8 @@ inline std::vector<kernel_resources> read_kernel_resources(const std::string& pa
     if (bundles == 0) throw error(path + ": its .hip_fatbin section holds no offload bundle kbench can read");
     return kernels;
   }
-  throw error(path + " has no .hip_fatbin section: no AMD device code (an NVIDIA build's figures come from its "
-              "assembler's report)");
+  throw error(path + " has no .hip_fatbin section: no AMD device code (kbench does not read NVIDIA builds yet; "
+              "`nvcc -Xptxas -v` prints their registers, spills and shared memory at build time)");
 }
 
 }  // namespace kbench
