@@ -65,6 +65,7 @@ struct elf_section {
   std::string name;
   std::uint32_t type = 0;
   std::size_t offset = 0, size = 0;
+  std::size_t name_offset = 0;  // in the section names
 };
 
 // The sections of a little-endian ELF64 file (the host executable, an AMDGPU code object).
@@ -83,7 +84,7 @@ inline std::vector<elf_section> elf_sections(const byte_view& file) {
     s.type = file.at<std::uint32_t>(at + 4);
     s.offset = static_cast<std::size_t>(file.at<std::uint64_t>(at + 0x18));
     s.size = static_cast<std::size_t>(file.at<std::uint64_t>(at + 0x20));
-    s.name = std::to_string(file.at<std::uint32_t>(at));  // the name's offset, resolved below
+    s.name_offset = file.at<std::uint32_t>(at);
     return s;
   };
   const elf_section names = header(names_index);
@@ -91,10 +92,9 @@ inline std::vector<elf_section> elf_sections(const byte_view& file) {
   std::vector<elf_section> sections;
   for (std::size_t i = 0; i < count; ++i) {
     elf_section s = header(i);
-    const auto start = static_cast<std::size_t>(std::stoull(s.name));
-    std::size_t end = start;
+    std::size_t end = s.name_offset;
     while (end < strings.size() && strings.data()[end] != 0) ++end;
-    s.name = std::string(strings.text(start, end - start));
+    s.name = std::string(strings.text(s.name_offset, end - s.name_offset));
     sections.push_back(s);
   }
   return sections;
