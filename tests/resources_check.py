@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """`<program> resources` against the compiler's own report: compiles a kernel source for one AMD target with
 -Rpass-analysis=kernel-resource-usage and checks that, for every kernel the compiler reports, the program's
-listing gives the same VGPRs, AGPRs, SGPRs, spills, scratch, LDS and waves per SIMD (the compiler's
-occupancy, at the kernel's largest work-group). Fails when a figure differs or no kernel was compared.
+listing gives the same VGPRs, AGPRs, SGPRs, spills, scratch, LDS and waves per SIMD. Fails when a figure
+differs or no kernel was compared. Waves that LDS limits are not compared: compilers differ there (LLVM 15
+counts a CU's work-groups against one SIMD, LLVM 22 spreads them over its 4 SIMDs, as kbench does).
 
     resources_check.py --compiler hipcc --target gfx906 --source kernels/softmax/softmax_v2.hip \
         --program build/amd/tests/softmax_test [--include include ...]
@@ -64,6 +65,8 @@ for symbol, figures_of in reported.items():
         continue
     compared += 1
     for remark, field in figures:
+        if field == "waves_per_simd" and kernel["limited_by"] == "LDS":
+            continue
         if remark in figures_of and str(kernel[field]) != figures_of[remark]:
             problems.append(f"{kernel['name']} ({args.target}): {remark} {figures_of[remark]} by the compiler, "
                             f"{kernel[field]} listed")

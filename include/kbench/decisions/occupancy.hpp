@@ -4,10 +4,12 @@
 // The rule, per SIMD: registers are allocated in granules, and the register file holds
 // floor(file / allocated) waves, at most the target's maximum; SGPRs allow 10 waves up to 80, 9 up to 88,
 // 8 up to 100 and 7 beyond (the gfx9 family); static LDS allows as many work-groups as fit in a CU's LDS
-// (at most 16, or the CU's wave slots for one-wave groups), each counted with all its waves,
-// ceil(work-group size / 64), at the kernel's largest work-group. That is the compiler's rule, and its
-// report's figure, to the unit (tests/resources_check.py); the hardware spreads a CU's groups over its 4
-// SIMDs, so an LDS-bound kernel may hold fewer waves per SIMD than it says. Targets:
+// (at most 16, or the CU's wave slots for one-wave groups), their waves, ceil(work-group size / 64) each,
+// spread over the CU's 4 SIMDs (at least one), at the kernel's largest work-group. Registers and SGPRs
+// agree with the compiler's report to the unit (tests/resources_check.py); for LDS the compilers differ:
+// LLVM 22 (HIP 7.2) spreads the groups over the SIMDs as here, LLVM 15 (Debian's HIP 5.2) counts all of a
+// CU's groups against one SIMD (kbench's compare kernels: 3 waves by LLVM 15 on gfx90a, 1 here and by
+// LLVM 22 on gfx942). Targets:
 //   gfx906, gfx908   256 registers a lane, granule 4, at most 10 waves (gfx908: its AGPRs in a file of
 //                    their own, the larger of the two counts)
 //   gfx90a, gfx940-2 512 unified registers (architected and accumulation together), granule 8, at most 8
@@ -69,7 +71,7 @@ struct amd_occupancy {
     const long long slots = 4LL * rule.max_waves;  // wave slots of a CU
     const long long most_groups = waves_per_group == 1 ? slots : std::min(slots / waves_per_group, 16LL);
     const long long groups = std::max(std::min(rule.lds_per_cu / lds_bytes, most_groups), 1LL);
-    limit(static_cast<int>(std::min<long long>(groups * waves_per_group, rule.max_waves)), "LDS");
+    limit(static_cast<int>(std::clamp<long long>(groups * waves_per_group / 4, 1, rule.max_waves)), "LDS");
   }
   if (o.limiter == "VGPRs" && o.waves < rule.max_waves) {
     o.vgprs_for_next_wave = rule.registers_per_lane / (o.waves + 1) / rule.granule * rule.granule;
