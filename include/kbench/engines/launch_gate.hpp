@@ -1,12 +1,12 @@
 // kbench/engines/launch_gate.hpp: holds a stream until the host has enqueued everything a sample times,
 // so that no timed region waits for the host (nvbench's blocking kernel).
 //
-// Why: a spin of fixed length ahead of each timed region hides the launch cost only when the host
-// enqueues faster than the spin runs out. Behind the spin of the first side of a sample the host still
-// had to enqueue that side's events and its graph; on the H200 the side that went first was then slower in
-// some samples and not in others, and with the order of the two sides drawn per sample both medians
-// spread so wide that tiny batched kernels sampled until the time limit. Behind the gate, both sides of a
-// sample are queued before either starts.
+// Why: a spin of fixed length ahead of each timed region hides the launch cost only while the host
+// enqueues faster than the spin runs out, and the spin's length in cycles is calibrated once, at whatever
+// clock the GPU ran then; a graph of thousands of launches, or a launch function that does host work, can
+// outlast it. Behind the gate both sides of a sample are queued before either starts, whatever the host
+// takes. (On the H200 it did not change the first side's slowdown that made tiny batched cases sample until
+// their time limit: that came from the inputs, timing_run.hpp.)
 //
 // The gate is a one-thread kernel that waits for a ticket the host writes to mapped host memory. A launch
 // function that waits for the device (a blocking copy, a synchronize) would wait for the gate: after
