@@ -34,9 +34,12 @@ struct amd_occupancy_rule {
   bool separate_agprs = false;  // gfx908
 };
 
+// A target without its features: "gfx90a:xnack-" is "gfx90a".
+[[nodiscard]] inline std::string target_base(const std::string& target) { return target.substr(0, target.find(':')); }
+
 // The rule of a target ("gfx90a:xnack-" is gfx90a's); none for a target kbench has no rule for.
 [[nodiscard]] inline std::optional<amd_occupancy_rule> occupancy_rule(const std::string& target) {
-  const std::string base = target.substr(0, target.find(':'));
+  const std::string base = target_base(target);
   if (base == "gfx900" || base == "gfx906") return amd_occupancy_rule{};
   if (base == "gfx908") return amd_occupancy_rule{256, 4, 10, 65536, true};
   if (base == "gfx90a" || base == "gfx940" || base == "gfx941" || base == "gfx942") return amd_occupancy_rule{512, 8, 8, 65536};

@@ -19,8 +19,6 @@
 
 namespace kbench {
 
-[[nodiscard]] inline std::string target_base(const std::string& target) { return target.substr(0, target.find(':')); }
-
 // The failures of `bound` (declared by `case_label`) against `kernels`. A bound for a target the program
 // was not built for checks nothing here (the build for that target checks it).
 [[nodiscard]] inline std::vector<std::string> check_resource_bound(const std::string& case_label, const resource_bound& bound,
