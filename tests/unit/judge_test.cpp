@@ -232,13 +232,16 @@ TEST_CASE("the timing plan: flush size, input sets, mode and batch size", "[timi
   CHECK(kbench::plan_input_sets(sets, 1024, 256u << 20, 1ull << 36, batch64).sets == 64);
 
   // Batch mode's output copies: one per launch where both sides' fit in a sixteenth of the L2.
-  CHECK(kbench::plan_output_copies(1, 1u << 20, 50e6, 1ull << 36) == 1);       // cold and hot: the case's own
-  CHECK(kbench::plan_output_copies(58, 0, 50e6, 1ull << 36) == 58);            // no output beside in-place ones
-  CHECK(kbench::plan_output_copies(58, 4096, 50e6, 1ull << 36) == 58);         // small outputs: one each
-  CHECK(kbench::plan_output_copies(58, 512u << 10, 50e6, 1ull << 36) == 5);    // 3.1 MB hold five of 512 KiB
-  CHECK(kbench::plan_output_copies(58, 512u << 10, 50e6, 1u << 20) == 2);      // the memory left holds two
-  CHECK(kbench::plan_output_copies(58, 64u << 20, 50e6, 1ull << 36) == 1);     // never none
-  CHECK(kbench::plan_output_copies(58, 512u << 10, 50e6, 0) == 1);
+  CHECK(kbench::plan_output_copies(1, 1u << 20, 0, 50e6, 1ull << 36) == 1);       // cold and hot: the case's own
+  CHECK(kbench::plan_output_copies(58, 0, 0, 50e6, 1ull << 36) == 58);            // no output beside in-place ones
+  CHECK(kbench::plan_output_copies(58, 4096, 0, 50e6, 1ull << 36) == 58);         // small outputs: one each
+  CHECK(kbench::plan_output_copies(58, 512u << 10, 0, 50e6, 1ull << 36) == 5);    // 3.1 MB hold five of 512 KiB
+  CHECK(kbench::plan_output_copies(58, 512u << 10, 0, 50e6, 1u << 20) == 2);   // the memory left holds two
+  CHECK(kbench::plan_output_copies(58, 512u << 10, 256u << 10, 50e6, 1u << 20) == 1);  // less the guards: one
+  // Guards (256 KiB for one output) count against memory, not against the cache: 16 KiB outputs, 58 copies.
+  CHECK(kbench::plan_output_copies(58, 32u << 10, 256u << 10, 50e6, 1ull << 36) == 58);
+  CHECK(kbench::plan_output_copies(58, 64u << 20, 0, 50e6, 1ull << 36) == 1);     // never none
+  CHECK(kbench::plan_output_copies(58, 512u << 10, 0, 50e6, 0) == 1);
 
   kbench::run_options automatic;
   CHECK(kbench::plan_mode(automatic, 50e-6).mode == timing_mode::cold);

@@ -72,11 +72,14 @@ struct input_set_plan {
 // copies of both sides fit in a sixteenth of the L2 and in the memory left: more push the inputs out of the
 // cache in which batch mode times the launches. On the H200, a kernel of 1.22 us writing
 // 256 KiB, 58 launches a sample: 1.64 us a launch with a copy each, 1.32 with 20 (a quarter of the L2),
-// 1.22 with 5 (a sixteenth), as with one. At least one; `copy_bytes`: one copy of both sides' outputs.
-[[nodiscard]] inline int plan_output_copies(int launches, std::size_t copy_bytes, double l2_bytes,
-                                            std::size_t memory_left) {
+// 1.22 with 5 (a sixteenth), as with one. At least one. `copy_bytes`: what one more copy of both sides'
+// outputs adds (the bytes the launches write); `fixed_bytes`: what the copies cost once whatever their
+// number (the guards around each side's outputs, which no launch writes: memory, not cache).
+[[nodiscard]] inline int plan_output_copies(int launches, std::size_t copy_bytes, std::size_t fixed_bytes,
+                                            double l2_bytes, std::size_t memory_left) {
   if (launches <= 1 || copy_bytes == 0) return std::max(launches, 1);
-  const double budget = std::min(l2_bytes / 16.0, static_cast<double>(memory_left));
+  const double memory = memory_left > fixed_bytes ? static_cast<double>(memory_left - fixed_bytes) : 0.0;
+  const double budget = std::min(l2_bytes / 16.0, memory);
   const double fit = std::floor(budget / static_cast<double>(copy_bytes));
   return static_cast<int>(std::clamp(fit, 1.0, static_cast<double>(launches)));
 }
