@@ -222,10 +222,11 @@ function(_kbench_main_target out_var)
 
     add_library(kbench_main STATIC ${_host_sources})
     kbench_host_sources(${_host_sources})
-    # Cold code (option parsing, reports, JSON, Catch2 2's own implementation): -O1 builds it in two thirds
-    # of -O3's time. What runs per element or per launch (comparison, statistics, timing) is the procedure's,
-    # built with the project's flags.
-    set_property(SOURCE ${_host_sources} APPEND PROPERTY COMPILE_OPTIONS "$<$<NOT:$<CONFIG:Debug>>:-O1>")
+    # Cold code (option parsing, reports, JSON, Catch2 2's own implementation), which runs once per case at
+    # most: -O0 (main() and the reports: 22 s at -O1 with clang, 11 s at -O0; g++ 25, 18 s). What runs per
+    # element or per launch (comparison, statistics, timing) is the procedure's, built with the project's
+    # flags.
+    set_property(SOURCE ${_host_sources} APPEND PROPERTY COMPILE_OPTIONS "$<$<NOT:$<CONFIG:Debug>>:-O0>")
     # The procedure's objects without its compile options (hip::device's would make these GPU sources).
     target_link_libraries(kbench_main PUBLIC kbench::host PRIVATE "$<LINK_ONLY:kbench_procedure>" Catch2::Catch2
                           benchmark::benchmark)

@@ -43,7 +43,7 @@ for mode in package subdirectory copy; do
     "-DCMAKE_PREFIX_PATH=$work/package/kbench${CMAKE_PREFIX_PATH:+;${CMAKE_PREFIX_PATH//:/;}}" \
     "-DKBENCH_SOURCE_DIR=$work/subdirectory/kbench" "-DKBENCH_COPY_DIR=$work/copy/kbench" \
     > "$work/$mode.configure.log" 2>&1 || { cat "$work/$mode.configure.log"; exit 1; }
-  cmake --build "$work/$mode/build" >/dev/null
+  cmake --build "$work/$mode/build" -j "${JOBS:-$(nproc)}" >/dev/null
   "$work/$mode/build/scale_test" list | grep -q "scale/n=4099"
   ctest --test-dir "$work/$mode/build" --output-on-failure
 done

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../contract/device_buffer.hpp"
+#include "../decisions/timing_plan.hpp"
 #include "../engines/integrity.hpp"
 #include "../engines/random.hpp"
 #include "../results/outcome.hpp"
@@ -80,6 +81,14 @@ class timed_input_sets {
       if (!buffers.in_place(k)) bytes += 2 * (stride_bytes(buffers.output_slot(k)) * copies + 2 * guard_bytes);
     }
     return bytes;
+  }
+
+  // Batch mode's copies of the outputs (decisions/timing_plan.hpp): what one more copy adds, and what the
+  // copies cost once (the guards).
+  [[nodiscard]] static int plan_copies(const case_buffers& buffers, int launches, double l2_bytes, std::size_t left) {
+    const std::size_t one = bytes_of_output_copies(buffers, 1);
+    const std::size_t each = bytes_of_output_copies(buffers, 2) - one;
+    return plan_output_copies(launches, each, one - each, l2_bytes, left);
   }
 
   // Input sets 1 .. count, the values their cheap redraws rearrange (drawn here), the in-place working

@@ -187,9 +187,7 @@ class timing_run {
     // Batch mode's output copies (timing_plan.hpp), in what the sets, their sources and copies leave.
     const std::size_t sets_bytes = 4 * static_cast<std::size_t>(plan.sets) * set_bytes;
     const std::size_t left = free_bytes > sets_bytes ? (free_bytes - sets_bytes) / 2 : 0;
-    const std::size_t one_copy = timed_input_sets::bytes_of_output_copies(buffers_, 1);
-    const std::size_t per_copy = timed_input_sets::bytes_of_output_copies(buffers_, 2) - one_copy;
-    output_copies_ = plan_output_copies(per_sample_, per_copy, one_copy - per_copy, gpu_.l2_bytes, left);
+    output_copies_ = timed_input_sets::plan_copies(buffers_, per_sample_, gpu_.l2_bytes, left);
     sets_.emplace(buffers_, plan.sets, output_copies_);  // drawn before each sample, from the first on
     checks_.emplace(buffers_, comparator_, host_, per_sample_, output_copies_);
   }
