@@ -49,19 +49,27 @@ print_stage_times() {
 # the same compiler, flags and sources is not compiled again by another (the host-only programs of the
 # NVIDIA build; kbench's library in the consumers).
 compiler_cache_args=()
+# common_folder <a> <b>: the deepest folder that holds both (absolute paths).
+common_folder() {
+  local a b
+  a=$(realpath -m "$1") b=$(realpath -m "$2")/
+  while [ "$a" != / ] && [ "${b#"$a"/}" = "$b" ]; do a=$(dirname "$a"); done
+  echo "$a"
+}
 use_compiler_cache() {
   [ "${KBENCH_CCACHE:-1}" != 0 ] && command -v ccache >/dev/null || return 0
   export CCACHE_DIR=${CCACHE_DIR:-$KBENCH_BUILD/ccache}
-  # Absolute paths are hashed relative to the build folder (base /), so that the same file reached from
-  # another build folder at the same depth (the consumer routes) is the same compile.
-  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-/}
+  # Paths below the folder that holds both the repository and the builds are hashed relative to the
+  # build folder, so that the same file reached the same way from another build (the consumer routes,
+  # tests/consumer/run.sh) is the same compile; paths outside it (the system's headers) stay absolute.
+  export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(common_folder "$KBENCH_ROOT" "$KBENCH_BUILD")}
   export CCACHE_NOHASHDIR=1
   compiler_cache_args=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 }
 
 # Debian/Ubuntu packages kbench builds with. Installed when missing and apt can install them; a machine
 # without a registry brings them in .deps/ (scripts/pack-device-deps.sh), which is used when present.
-KBENCH_PACKAGES="cmake ninja-build g++ hipcc libamdhip64-dev libhiprand-dev librocrand-dev libbenchmark-dev
+KBENCH_PACKAGES="cmake ninja-build g++ hipcc libamdhip64-dev libhiprand-dev librocrand-dev librocprim-dev libbenchmark-dev
                  libfmt-dev catch2 libcli11-dev nlohmann-json3-dev"
 
 ensure_deps() {

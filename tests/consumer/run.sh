@@ -3,10 +3,12 @@
 # runs each consumer's tests. Usage: tests/consumer/run.sh <work dir> [kbench build to install from]
 # The package is installed from the build given (scripts/test.sh gives its host build), or from one made
 # here.
-# Each route has a folder of the same shape, <work>/<route>/kbench beside <work>/<route>/build: the
-# installed prefix, a copy of kbench's top-level project, a copy of include/ and cmake/. Through a compiler
-# cache whose base is above them (scripts/common.sh), kbench's library, which each route builds for its
-# own project, is compiled once, not three times.
+# Each route has a folder of the same shape, <work>/<route>/kbench: the installed prefix, a copy of kbench's
+# top-level project, a copy of include/ and cmake/; the consumer builds in its build/<platform>, as
+# kbench's own builds do in <repository>/build/<platform>. Through a compiler cache whose base is above
+# both (scripts/common.sh), kbench's library, which each route builds for its own project, is compiled
+# with the same relative paths as in kbench's own build of the same targets: once in a run of
+# scripts/test.sh, not four times.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${1:?work dir}
@@ -38,13 +40,14 @@ mkdir -p "$work/copy/kbench" && cp -r "$root/include" "$root/cmake" "$work/copy/
 
 for mode in package subdirectory copy; do
   echo "-- consumer through $mode"
-  CXX=$compiler cmake -S "$root/tests/consumer" -B "$work/$mode/build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  build="$work/$mode/kbench/build/${KBENCH_CONSUMER_PLATFORM:-amd}"
+  CXX=$compiler cmake -S "$root/tests/consumer" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     ${launcher[@]+"${launcher[@]}"} "${platform[@]}" -DKBENCH_CONSUME=$mode \
     "-DCMAKE_PREFIX_PATH=$work/package/kbench${CMAKE_PREFIX_PATH:+;${CMAKE_PREFIX_PATH//:/;}}" \
     "-DKBENCH_SOURCE_DIR=$work/subdirectory/kbench" "-DKBENCH_COPY_DIR=$work/copy/kbench" \
     > "$work/$mode.configure.log" 2>&1 || { cat "$work/$mode.configure.log"; exit 1; }
-  cmake --build "$work/$mode/build" -j "${JOBS:-$(nproc)}" >/dev/null
-  "$work/$mode/build/scale_test" list | grep -q "scale/n=4099"
-  ctest --test-dir "$work/$mode/build" --output-on-failure
+  cmake --build "$build" -j "${JOBS:-$(nproc)}" >/dev/null
+  "$build/scale_test" list | grep -q "scale/n=4099"
+  ctest --test-dir "$build" --output-on-failure
 done
 echo "-- consumers built and tested through find_package, add_subdirectory and a copy"
