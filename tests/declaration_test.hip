@@ -155,4 +155,33 @@ TEST_CASE("handles give memory only inside a launch", "[declaration]") {
   CHECK_THROWS_WITH((void)y.host(), contains("buffer 'y' has no host values here"));
 }
 
+TEST_CASE("scratch memory: sized, named once, never an output, memory only inside a launch", "[declaration][scratch]") {
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.scratch<float>("s", 0); }),
+                    contains("buffer 's' has extent 0"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) {
+                      (void)c.input<float>("x", {4});
+                      (void)c.scratch<float>("x", 4);
+                    }),
+                    contains("declares buffer 'x' twice"));
+  // Scratch is not compared: a case whose only writable buffer is scratch has nothing to check.
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) {
+                      (void)c.input<float>("x", {4});
+                      (void)c.scratch<float>("s", 4);
+                      c.reference(noop);
+                      c.optimized(noop);
+                    }),
+                    contains("declares no output"));
+  // A library's size query may answer 0 bytes: one byte is allocated, so the handle is never null.
+  kbench::kernel_case c("scratch", {{"n", 64}});
+  auto none = c.scratch_bytes("temporary storage", 0);
+  auto some = c.scratch_bytes("more", 1000);
+  CHECK(none.bytes() == 1);
+  CHECK(some.bytes() == 1000);
+  CHECK_THROWS_WITH((void)static_cast<void*>(some), contains("buffer 'more' has no device memory here"));
+  const auto buffers = kbench::detail::declared(c).declared_buffers();
+  REQUIRE(buffers.size() == 2);
+  CHECK(buffers[1].role == kbench::buffer_role::scratch);
+  CHECK(std::string(kbench::role_name(buffers[1].role)) == "scratch");
+}
+
 int main(int argc, char** argv) { return kbench_test::run_catch2(argc, argv); }

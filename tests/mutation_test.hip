@@ -280,6 +280,45 @@ void all_zero_tolerance_case(kbench::kernel_case& c) {
   c.tolerance(kbench::tol::absolute{100.0});  // wider than any output: accepts all zeros
 }
 
+// ---- scratch memory (kernel_case::scratch): y computed into a staging buffer, then copied out ----------
+using scratch_launch_fn = void (*)(const __half* x, const __half* w, __half* y, __half* staging, std::int64_t rows,
+                                   std::int64_t cols, hipStream_t s);
+void through_scratch(const __half* x, const __half* w, __half* y, __half* staging, std::int64_t rows, std::int64_t cols,
+                     hipStream_t s) {
+  correct(x, w, staging, rows, cols, s);
+  write_input(staging, w, y, rows, cols, s);  // the copy
+}
+__global__ void add_kernel(const __half* a, __half* y, std::int64_t n) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i < n) y[i] = __float2half(__half2float(y[i]) + __half2float(a[i]));
+}
+// Expects its scratch to start at zero (as a fresh hipMalloc often does): adds it to the result.
+void expects_zeroed_scratch(const __half* x, const __half* w, __half* y, __half* staging, std::int64_t rows,
+                            std::int64_t cols, hipStream_t s) {
+  correct(x, w, y, rows, cols, s);
+  hipLaunchKernelGGL(add_kernel, dim3(static_cast<unsigned int>((rows * cols + 255) / 256)), dim3(256), 0, s, staging, y,
+                     rows * cols);
+}
+void scratch_overrun(const __half* x, const __half* w, __half* y, __half* staging, std::int64_t rows, std::int64_t cols,
+                     hipStream_t s) {
+  through_scratch(x, w, y, staging, rows, cols, s);
+  hipLaunchKernelGGL(poke_kernel, dim3(1), dim3(1), 0, s, staging, rows * cols);
+}
+template <scratch_launch_fn Optimized>
+void declare_with_scratch(kbench::kernel_case& c) {
+  const auto rows = c.dim("rows"), cols = c.dim("cols");
+  auto x = c.input<__half>("x", {rows, cols}, kbench::uniform(-2, 2));
+  auto w = c.input<__half>("w", {cols}, kbench::uniform(0.5, 1.5));
+  auto y = c.output<__half>("y", {rows, cols});
+  auto staging = c.scratch<__half>("staging", rows * cols);
+  c.reference([=](hipStream_t s) { correct(x, w, y, rows, cols, s); });
+  c.optimized([=](hipStream_t s) { Optimized(x, w, y, staging, rows, cols, s); });
+  c.tolerance(kbench::tol::ulp{1});
+}
+void through_scratch_case(kbench::kernel_case& c) { declare_with_scratch<through_scratch>(c); }
+void expects_zeroed_scratch_case(kbench::kernel_case& c) { declare_with_scratch<expects_zeroed_scratch>(c); }
+void scratch_overrun_case(kbench::kernel_case& c) { declare_with_scratch<scratch_overrun>(c); }
+
 const kbench::shape odd{{"rows", 37}, {"cols", 1531}};
 const kbench::shape wide{{"rows", 64}, {"cols", 8192}};
 const kbench::shape large{{"rows", 8192}, {"cols", 8192}};
@@ -370,6 +409,18 @@ TEST_CASE("a kernel correct only on its first call is caught by the rerun on the
 TEST_CASE("fp16 accumulation and a missing row tail are caught", "[mutation]") {
   require_caught(half_accumulation_case, wide, "mismatch, 0 allowed");
   require_caught(no_tail_case, odd, "111 of 56647 elements (0.196%) were never written (first at (0, 1528))");
+}
+
+TEST_CASE("scratch memory: used as declared it passes; expected zeroed, or written past its end, it is caught", "[mutation]") {
+  for (const kbench::shape& s : {odd, wide}) {
+    const kbench::seed_result r = check(through_scratch_case, s);
+    INFO(everything(r));
+    CHECK(r.passed());
+  }
+  const kbench::seed_result zeroed = check(expects_zeroed_scratch_case, odd);  // the poison reaches y
+  INFO(everything(zeroed));
+  CHECK_FALSE(zeroed.passed());
+  require_caught(scratch_overrun_case, odd, "the optimized kernel wrote outside scratch 'staging': 2 bytes changed past the end (first at byte 113294");
 }
 
 TEST_CASE("a launch that fails is an error naming the launch", "[mutation]") {

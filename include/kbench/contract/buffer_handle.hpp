@@ -1,5 +1,5 @@
 // kbench/contract/buffer_handle.hpp: what a case holds of a buffer it declared: a handle (input_ref,
-// output_ref) that converts to device memory only while kbench runs a launch, and to host values only
+// output_ref, scratch_ref) that converts to device memory only while kbench runs a launch, and to host values only
 // during a host reference; and the buffer's slot, where kbench binds that memory (the handle captures the
 // slot, never an address, so the reference and the optimized kernel can each write their own buffers).
 #pragma once
@@ -117,6 +117,26 @@ class output_ref {
     if (!slot_->host) detail::throw_unbound(*slot_, "host values");
     return {slot_->host, slot_->size};
   }
+  [[nodiscard]] detail::buffer_slot* slot() const { return slot_; }
+
+ private:
+  detail::buffer_slot* slot_;
+};
+
+// Scratch memory of element type T (kernel_case::scratch): each side's own, converts to `T*` inside a
+// launch (and on to `void*`, as a library's temporary storage takes it). Its contents are poisoned before
+// every checked launch: a kernel may not expect zeros, nor what an earlier launch left.
+template <class T>
+class scratch_ref {
+ public:
+  explicit scratch_ref(detail::buffer_slot* slot) : slot_(slot) {}
+  [[nodiscard]] T* get() const {
+    if (!slot_->device) detail::throw_unbound(*slot_, "device memory");
+    return static_cast<T*>(slot_->device);
+  }
+  operator T*() const { return get(); }
+  [[nodiscard]] std::size_t size() const { return slot_->size; }
+  [[nodiscard]] std::size_t bytes() const { return slot_->storage_bytes(); }
   [[nodiscard]] detail::buffer_slot* slot() const { return slot_; }
 
  private:

@@ -12,7 +12,20 @@
 
 namespace kbench {
 
-enum class buffer_role : unsigned char { input, output, inout };
+// scratch: device memory a side needs beside its inputs and outputs, never compared (kernel_case::scratch).
+enum class buffer_role : unsigned char { input, output, inout, scratch };
+[[nodiscard]] inline const char* role_name(buffer_role role) {
+  switch (role) {
+    case buffer_role::input: return "in";
+    case buffer_role::output: return "out";
+    case buffer_role::inout: return "inout";
+    case buffer_role::scratch: return "scratch";
+  }
+  return "?";
+}
+// Whether kbench draws the buffer's values (an input, or one updated in place) and compares it.
+[[nodiscard]] inline bool drawn(buffer_role role) { return role == buffer_role::input || role == buffer_role::inout; }
+[[nodiscard]] inline bool compared(buffer_role role) { return role == buffer_role::output || role == buffer_role::inout; }
 
 // One buffer of a declaration: enough for `<program> list` and --max-elements, without device memory.
 struct declared_buffer {

@@ -106,7 +106,7 @@ struct declaration_facts {
 
 [[nodiscard]] inline std::string buffer_line(const buffer_facts& b) {
   const declared_buffer& l = b.layout;
-  const char* role = l.role == buffer_role::input ? "in" : l.role == buffer_role::output ? "out" : "inout";
+  const char* role = role_name(l.role);
   std::string extents;
   for (std::size_t e : l.extents) extents += (extents.empty() ? "" : " x ") + std::to_string(e);
   std::string line = std::string("buffer ") + role + " " + l.name + " " + std::string(info(l.type).name) + " [" + extents +

@@ -63,7 +63,8 @@ struct declared_case {
   [[noreturn]] void fail(const std::string& what) const {
     throw usage_error("case '" + name + "' [" + shape.to_string() + "] " + what);
   }
-  // A new buffer, checked: a unique name, extents > 0, addressable (kernel_case's input(), output(), inout()).
+  // A new buffer, checked: a unique name, extents > 0, addressable (kernel_case's input(), output(), inout(),
+  // scratch()).
   buffer_slot& add_buffer(std::string buffer_name, buffer_role role, dtype type,
                           std::initializer_list<std::int64_t> extents) {
     for (const auto& b : buffers) {
@@ -154,7 +155,7 @@ struct declared_case {
   // Throws usage_error unless the declaration is complete: outputs, one reference, an optimized launch.
   void validate() const {
     bool has_output = false;
-    for (const auto& b : buffers) has_output = has_output || b->role != buffer_role::input;
+    for (const auto& b : buffers) has_output = has_output || compared(b->role);
     if (!has_output) fail("declares no output: there is nothing to check");
     if (!has_device_reference() && !host_reference) fail("declares no reference: call reference() or host_reference()");
     if (has_device_reference() && host_reference) fail("declares both a device and a host reference: keep one");

@@ -1,6 +1,7 @@
 // kbench/contract/hip_check.hpp: every HIP call goes through KBENCH_HIP_CHECK, which throws kbench::hip_error naming
 // the call, the file, the line and HIP's error string; KBENCH_HIP_CHECK_NOTHROW reports instead, for
-// destructors; KBENCH_HIP_CHECK_LAUNCH checks the last error after a kernel launch.
+// destructors; KBENCH_HIP_CHECK_LAUNCH checks the last error after a kernel launch. On NVIDIA they take a
+// cudaError_t too (CUB, the CUDA runtime), as HIP's error of the same meaning.
 #pragma once
 
 #include <cstdio>
@@ -40,14 +41,14 @@ inline void report_hip_error(hipError_t code, const char* expression, const char
 
 #define KBENCH_HIP_CHECK(expression)                                                        \
   do {                                                                                      \
-    const hipError_t kbench_status_ = (expression);                                         \
+    const hipError_t kbench_status_ = ::kbench::detail::as_hip_error(expression);           \
     if (kbench_status_ != hipSuccess)                                                       \
       ::kbench::detail::throw_hip_error(kbench_status_, #expression, __FILE__, __LINE__);   \
   } while (false)
 
 #define KBENCH_HIP_CHECK_NOTHROW(expression)                                                \
   do {                                                                                      \
-    const hipError_t kbench_status_ = (expression);                                         \
+    const hipError_t kbench_status_ = ::kbench::detail::as_hip_error(expression);           \
     if (kbench_status_ != hipSuccess)                                                       \
       ::kbench::detail::report_hip_error(kbench_status_, #expression, __FILE__, __LINE__);  \
   } while (false)

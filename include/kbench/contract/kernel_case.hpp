@@ -18,6 +18,7 @@
 // different, freshly poisoned buffers), so capture the handles, not pointers taken from them.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -77,6 +78,23 @@ class kernel_case {
   [[nodiscard]] output_ref<T> inout(std::string buffer_name, std::initializer_list<std::int64_t> extents,
                                     distribution init = detail::default_distribution<T>()) {
     return output_ref<T>(&declared_.add_drawn(std::move(buffer_name), buffer_role::inout, dtype_v<T>, extents, init));
+  }
+
+  // Device memory a side needs beside its inputs and outputs: a library's temporary storage, partial
+  // results between two kernels. Each side gets its own `count` elements, poisoned before every checked
+  // launch and guarded (a write past either end is reported), never compared and not part of the work
+  // model. A size from a library's query (CUB's or rocPRIM's with null storage) is asked for here: the
+  // declaration runs on the host, outside any capture.
+  template <class T>
+  [[nodiscard]] scratch_ref<T> scratch(std::string buffer_name, std::int64_t count) {
+    return scratch_ref<T>(&declared_.add_buffer(std::move(buffer_name), buffer_role::scratch, dtype_v<T>, {count}));
+  }
+  // `bytes` of scratch memory, as a library's size query gives it.
+  [[nodiscard]] scratch_ref<std::uint8_t> scratch_bytes(std::string buffer_name, std::size_t bytes) {
+    if (bytes > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())) {
+      fail("scratch '" + buffer_name + "' is too large");
+    }
+    return scratch<std::uint8_t>(std::move(buffer_name), std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes)));
   }
 
   // ---- several devices ----------------------------------------------------------------------------

@@ -143,6 +143,30 @@ inline std::string kernel_symbol(const void* host_function, hipStream_t stream) 
 #endif
 }
 
+// The error type of a call, as HIP's: KBENCH_HIP_CHECK takes what HIP returns and, on NVIDIA, what the
+// CUDA libraries a reference may call (CUB, cuBLAS through the runtime) return.
+namespace detail {
+inline hipError_t as_hip_error(hipError_t status) { return status; }
+#if defined(KBENCH_PLATFORM_NVIDIA)
+inline hipError_t as_hip_error(cudaError_t status) { return hipCUDAErrorTohipError(status); }
+#endif
+}  // namespace detail
+
+// The most dynamic shared memory (LDS) one block of `kernel` may ask for on the current device once it
+// opted in (hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes)): HIP 5.2's
+// NVIDIA platform has no mapping for hipDeviceAttributeSharedMemPerBlockOptin ("invalid argument"), so
+// the CUDA attribute is read there. AMD GPUs need no opt-in: their LDS per block is the limit.
+inline hipError_t shared_memory_per_block_optin(int& bytes) {
+  int device = 0;
+  const hipError_t status = hipGetDevice(&device);
+  if (status != hipSuccess) return status;
+#if defined(KBENCH_PLATFORM_NVIDIA)
+  return hipCUDAErrorTohipError(cudaDeviceGetAttribute(&bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+#else
+  return hipDeviceGetAttribute(&bytes, hipDeviceAttributeMaxSharedMemoryPerBlock, device);
+#endif
+}
+
 // Whether the platform has persisting L2 (the functions below do nothing on one without).
 #if defined(KBENCH_PLATFORM_NVIDIA)
 inline constexpr bool has_persisting_l2 = true;

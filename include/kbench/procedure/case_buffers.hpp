@@ -2,6 +2,9 @@
 // every input (the one every check runs on, with a pristine copy), each output's reference and optimized
 // buffers inside guard regions, and for in-place buffers the drawn values every run starts from.
 //
+// Scratch buffers (kernel_case::scratch) are each side's, poisoned and guarded like outputs, never compared;
+// the launcher binds them to every launch of their side.
+//
 // The memory of a case is split by job; each stage holds the two or three pieces it needs:
 //   case_buffers       (here) allocation, drawing, poison, guards, snapshots
 //   case_launcher      (case_launcher.hpp) binding the handles for one launch, launching, its error
@@ -60,6 +63,55 @@ struct input_buffer {
   checked_input memory;   // input set 0, with its pristine copy
   std::size_t stream_id;  // the random stream of this buffer: its position in the declaration
 };
+// The scratch memory of a case (kernel_case::scratch): each side's, poisoned and guarded like an output,
+// never compared; the launcher binds it to every launch of its side.
+class case_scratch {
+ public:
+  // Every scratch buffer the case declares, allocated on its device; each side's memory given to the
+  // launcher once (it stays the same for every launch).
+  case_scratch(const declared_case& declaration, case_devices& devices, case_launcher& launcher) : devices_(devices) {
+    for (const auto& slot : declaration.buffers) {
+      if (slot->role != buffer_role::scratch) continue;
+      const current_device here = devices_.on(slot->device_index);
+      buffers_.push_back({slot.get(), guarded_output(slot->storage_bytes()), guarded_output(slot->storage_bytes())});
+    }
+    for (const side target : {side::reference, side::optimized}) {
+      std::vector<void*> memory;
+      for (const buffer& b : buffers_) memory.push_back(b.memory(target).data());
+      launcher.place_scratch(target, std::move(memory));
+    }
+  }
+  // Poisons the scratch of `target` and re-arms its guards, on each buffer's stream, without waiting.
+  void prepare(side target) {
+    for (buffer& b : buffers_) {
+      const current_device here = devices_.on(b.slot->device_index);
+      b.memory(target).prepare(b.slot->type, b.slot->storage(), devices_.stream(b.slot->device_index));
+    }
+  }
+  // A finding for each scratch buffer of `target` written outside its bounds since its guards were armed.
+  void check_guards(side target, const std::string& context, std::vector<finding>& found) const {
+    for (const buffer& b : buffers_) {
+      const current_device here = devices_.on(b.slot->device_index);
+      const std::string stray = b.memory(target).check_guards();
+      if (!stray.empty()) {
+        found.push_back({finding_kind::stray_write, fmt::format("{}the {} kernel wrote outside scratch '{}': {}", context,
+                                                                name_of(target), b.slot->name, stray)});
+      }
+    }
+  }
+
+ private:
+  struct buffer {
+    buffer_slot* slot;
+    guarded_output reference, optimized;
+    [[nodiscard]] guarded_output& memory(side target) { return target == side::optimized ? optimized : reference; }
+    [[nodiscard]] const guarded_output& memory(side target) const {
+      return target == side::optimized ? optimized : reference;
+    }
+  };
+  case_devices& devices_;
+  std::vector<buffer> buffers_;
+};
 // One output: each side's guarded buffer and, in place, its starting values.
 struct output_buffer {
   buffer_slot* slot;
@@ -86,6 +138,7 @@ class case_buffers {
     const auto& buffers = case_.buffers;
     for (std::size_t id = 0; id < buffers.size(); ++id) {
       buffer_slot* slot = buffers[id].get();
+      if (slot->role == buffer_role::scratch) continue;  // scratch_'s
       const current_device here = on(*slot);
       const std::size_t bytes = slot->storage_bytes();
       if (slot->role == buffer_role::input) {
@@ -161,13 +214,14 @@ class case_buffers {
     devices_.join();
   }
 
-  // Poisons every output of `target`, re-arms its guards, and restores its in-place buffers; waits for
-  // that, so that a kernel working on some other stream cannot race it (correctness runs are not timed).
+  // Poisons every output (and scratch) of `target`, re-arms guards, restores in-place buffers; waits, so
+  // that a kernel working on another stream cannot race it (correctness runs are not timed).
   void prepare_outputs(side target) {
     for (output_buffer& out : outputs_) {
       const current_device here = on(*out.slot);
       out.memory(target).prepare(out.slot->type, out.slot->storage(), stream_of(*out.slot));
     }
+    scratch_.prepare(target);
     restore_in_place(target);
     synchronize();
   }
@@ -257,7 +311,7 @@ class case_buffers {
   [[nodiscard]] case_launcher& launcher() { return launcher_; }
 
   // ---- integrity -------------------------------------------------------------------------------------
-  // A finding for each output of `target` written outside its bounds since its guards were armed.
+  // A finding for each output (and scratch) of `target` written outside its bounds since its guards were armed.
   void check_guards(side target, const std::string& context, std::vector<finding>& found) const {
     for (const output_buffer& out : outputs_) {
       const current_device here = on(*out.slot);
@@ -267,6 +321,7 @@ class case_buffers {
                                                                 name_of(target), out.slot->name, stray)});
       }
     }
+    scratch_.check_guards(target, context, found);
   }
 
   // A finding for each padded output of `target` (`skip_in_place`: its others only) whose padding a
@@ -319,6 +374,7 @@ class case_buffers {
   std::uint64_t seed_ = 0;  // of input set 0
   std::vector<input_buffer> inputs_;
   std::vector<output_buffer> outputs_;
+  case_scratch scratch_{case_, devices_, launcher_};
 };
 
 }  // namespace detail

@@ -27,7 +27,10 @@ enum class side { reference, optimized };
 class case_launcher {
  public:
   case_launcher(const declared_case& declaration, case_devices& devices) : case_(declaration), devices_(devices) {
-    for (const auto& slot : case_.buffers) (slot->role == buffer_role::input ? inputs_ : outputs_).push_back(slot.get());
+    for (const auto& slot : case_.buffers) {
+      (slot->role == buffer_role::input ? inputs_ : slot->role == buffer_role::scratch ? scratch_ : outputs_)
+          .push_back(slot.get());
+    }
     for (int d = 0; d < devices_.count(); ++d) {  // before any launch of the case (some drivers set some aside)
       const current_device here = devices_.on(d);
       set_aside_at_open_.push_back(persisting_l2_set_aside());
@@ -37,14 +40,20 @@ class case_launcher {
   case_launcher& operator=(const case_launcher&) = delete;
 
   // A launch of `target` with input k bound to input_at(k) and output k to output_at(k) (declaration
-  // order among the inputs, and among the outputs) for the length of the call. A case of several devices
-  // forks from the case's stream before and joins it after.
+  // order among the inputs, and among the outputs), and its scratch to that side's (place_scratch), for
+  // the length of the call. A case of several devices forks from the case's stream before and joins it
+  // after.
   template <class InputAt, class OutputAt>
   void launch_on(side target, InputAt&& input_at, OutputAt&& output_at) {
     for (std::size_t k = 0; k < inputs_.size(); ++k) inputs_[k]->device = input_at(k);
     for (std::size_t k = 0; k < outputs_.size(); ++k) outputs_[k]->device = output_at(k);
+    const std::vector<void*>& scratch = scratch_at_[target == side::optimized ? 1 : 0];
+    for (std::size_t k = 0; k < scratch_.size(); ++k) scratch_[k]->device = k < scratch.size() ? scratch[k] : nullptr;
     run_bound(target);
   }
+  // Where each scratch buffer of `target` is (declaration order among the scratch buffers), for every
+  // launch of that side: its memory stays the same whatever inputs and outputs a launch is given.
+  void place_scratch(side target, std::vector<void*> memory) { scratch_at_[target == side::optimized ? 1 : 0] = std::move(memory); }
   // The same on memory of the caller's: `inputs` and `outputs` in declaration order.
   void launch_at(side target, const std::vector<void*>& inputs, const std::vector<void*>& outputs) {
     launch_on(target, [&](std::size_t k) { return inputs[k]; }, [&](std::size_t k) { return outputs[k]; });
@@ -115,7 +124,8 @@ class case_launcher {
 
   const declared_case& case_;
   case_devices& devices_;
-  std::vector<buffer_slot*> inputs_, outputs_;  // the handles, in declaration order
+  std::vector<buffer_slot*> inputs_, outputs_, scratch_;  // the handles, in declaration order
+  std::vector<void*> scratch_at_[2];                       // place_scratch: reference, optimized
   std::size_t window_bytes_[2] = {0, 0};        // access_window_bytes: reference, optimized
   std::vector<std::size_t> set_aside_at_open_;  // persisting L2 of each device before the case's launches
 };

@@ -52,8 +52,8 @@ inline declaration_facts facts_of(const declared_case& d, const case_registratio
     const buffer_slot* b = d.buffers[i].get();
     buffer_facts& facts = f.buffers.emplace_back();
     facts.layout = layouts[i];
-    if (b->role != buffer_role::output) facts.init = b->init;
-    if (b->role != buffer_role::input) facts.compared = d.tolerance_of(*b);
+    if (drawn(b->role)) facts.init = b->init;
+    if (compared(b->role)) facts.compared = d.tolerance_of(*b);
   }
   f.devices = d.device_count();
   f.requires_peer_access = d.requires_peer_access;

@@ -103,7 +103,7 @@ inline int run_list(const run_options& options) {
     for (const kbench::shape& s : run_shapes(reg, options)) {
       std::string buffers;
       for (const declared_buffer& b : declare_on_host(reg, s)) {
-        const char* role = b.role == buffer_role::input ? "in" : b.role == buffer_role::output ? "out" : "inout";
+        const char* role = role_name(b.role);
         buffers += fmt::format("{}{} {} {}{}", buffers.empty() ? "" : ", ", role, b.name, describe_array(b.type, b.extents),
                                b.pitch ? fmt::format(" (rows {} apart)", b.pitch) : std::string());
       }
