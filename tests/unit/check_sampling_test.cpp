@@ -23,11 +23,11 @@ TEST_CASE("the smallest share of wrong launches caught with 99% probability", "[
 TEST_CASE("each launch is checked with the budget's probability, from the run's average", "[check_sampling]") {
   // Checks of 10 us against launches of 100 us per sample (both sides): 15% of that is 1.5 checks' worth
   // per launch, so every launch is checked.
-  kbench::check_sampler every(0.15, 10e-6, 0, 1);
+  kbench::check_sampler every(0.15, 10e-6, 1);
   CHECK(every.choose(1, 100e-6, false).size() == 1);
   CHECK(every.per_launch_probability() == 1.0);
   // Checks of 100 us against 100 us of timed work per sample of 10 launches: 0.015 per launch.
-  kbench::check_sampler some(0.15, 100e-6, 0, 2);
+  kbench::check_sampler some(0.15, 100e-6, 2);
   long long chosen = 0;
   for (int s = 0; s < 20000; ++s) chosen += static_cast<long long>(some.choose(10, 100e-6, false).size());
   CHECK(some.per_launch_probability() == Approx(0.015));
@@ -35,7 +35,7 @@ TEST_CASE("each launch is checked with the budget's probability, from the run's 
 }
 
 TEST_CASE("a sample made faster is not checked less often", "[check_sampling]") {
-  kbench::check_sampler s(0.15, 100e-6, 0, 3);
+  kbench::check_sampler s(0.15, 100e-6, 3);
   for (int i = 0; i < 100; ++i) (void)s.choose(1, 100e-6, false);
   const double before = s.per_launch_probability();
   (void)s.choose(1, 1e-6, false);  // a sample whose launches skipped their work
@@ -43,7 +43,7 @@ TEST_CASE("a sample made faster is not checked less often", "[check_sampling]") 
 }
 
 TEST_CASE("the last sample always has one launch checked; none without a budget otherwise", "[check_sampling]") {
-  kbench::check_sampler host(0.0, 1.0, 0, 4);
+  kbench::check_sampler host(0.0, 1.0, 4);
   CHECK(host.choose(8, 1e-3, false).empty());
   const std::vector<int> last = host.choose(8, 1e-3, true);
   REQUIRE(last.size() == 1);
@@ -52,7 +52,7 @@ TEST_CASE("the last sample always has one launch checked; none without a budget 
 }
 
 TEST_CASE("the launches checked and the order of the sides spread over every position", "[check_sampling]") {
-  kbench::check_sampler s(0.15, 100e-6, 0, 5);
+  kbench::check_sampler s(0.15, 100e-6, 5);
   std::vector<int> hits(8, 0);
   int optimized_first = 0;
   for (int i = 0; i < 4000; ++i) {
@@ -64,28 +64,8 @@ TEST_CASE("the launches checked and the order of the sides spread over every pos
   CHECK(optimized_first < 2200);
 }
 
-TEST_CASE("the floor: one check in every block of candidates, at an even spread of positions", "[check_sampling]") {
-  // No budget to speak of (checks of 1 s against 1 us of work): the floor alone. Blocks of 14 candidates,
-  // one launch a sample: 100 samples check 7 launches (the last block, 2 candidates, may add one).
-  kbench::check_sampler s(0.15, 1.0, 14, 7);
-  long long chosen = 0;
-  for (int i = 0; i < 98; ++i) chosen += static_cast<long long>(s.choose(1, 1e-6, false).size());
-  CHECK(chosen == 7);
-  // Each position of a block is checked as often as any other.
-  std::vector<int> hits(14, 0);
-  kbench::check_sampler spread(0.15, 1.0, 14, 8);
-  for (int block = 0; block < 14000; ++block) {
-    for (int position = 0; position < 14; ++position) {
-      if (!spread.choose(1, 1e-6, false).empty()) ++hits[static_cast<std::size_t>(position)];
-    }
-  }
-  for (const int h : hits) CHECK(h == Approx(1000).epsilon(0.15));
-  // Seven checks: a kernel wrong on half its launches is missed with probability under 1%.
-  CHECK(kbench::smallest_share_caught(kbench::floor_checks) < 0.5);
-}
-
 TEST_CASE("the measured cost of a check replaces the first estimate", "[check_sampling]") {
-  kbench::check_sampler s(0.15, 1e-3, 0, 6);
+  kbench::check_sampler s(0.15, 1e-3, 6);
   CHECK(s.seconds_per_check() == 1e-3);
   s.checked(4, 200e-6);
   CHECK(s.seconds_per_check() == Approx(50e-6));

@@ -6,9 +6,7 @@
 // the sample has run, from a generator seeded from the host's entropy (std::random_device), which nothing
 // on the device can read. Each launch is checked with the same probability, chosen so that the checks'
 // expected cost stays a share (budget_share) of the timed work: checks are outside the timed regions, but
-// inside the run's wall time. Beside the budget, a floor: one launch in every block of `floor_block`
-// candidates, at a position drawn as they come (each launch's chance 1/floor_block, decided after it ran),
-// so that a run of the fewest samples checks `floor_checks` launches whatever the budget (timed_checks.hpp).
+// inside the run's wall time.
 #pragma once
 
 #include <algorithm>
@@ -29,18 +27,13 @@ namespace kbench {
   return 1.0 - std::pow(1.0 - confidence, 1.0 / static_cast<double>(checked));
 }
 
-// The checks a timing run of the fewest samples makes at least: 7, so that a kernel wrong on half its
-// launches or more, which a cheat must be to move a median, is caught with 99% probability ((1/2)^7 < 1%).
-inline constexpr int floor_checks = 7;
-
 class check_sampler {
  public:
   // `budget_share`: the checks' expected host time as a share of the timed work (0: check only where
   // the caller insists, e.g. with a host reference, whose every check runs the host function);
-  // `first_estimate`: seconds one check is expected to take until one has been timed; `floor_block`: the
-  // candidates among which one at least is checked (0: no floor).
-  check_sampler(double budget_share, double first_estimate, long long floor_block = 0, std::uint64_t seed = entropy())
-      : share_(budget_share), estimate_(first_estimate), floor_block_(floor_block), generator_(seed) {}
+  // `first_estimate`: seconds one check is expected to take until one has been timed.
+  check_sampler(double budget_share, double first_estimate, std::uint64_t seed = entropy())
+      : share_(budget_share), estimate_(first_estimate), generator_(seed) {}
 
   // Whether the optimized kernel goes first in the next sample (a fair coin).
   [[nodiscard]] bool optimized_first() { return std::bernoulli_distribution(0.5)(generator_); }
@@ -55,17 +48,7 @@ class check_sampler {
     const double p = per_launch_probability();
     std::bernoulli_distribution check(p);
     for (int i = 0; i < candidates; ++i) {
-      bool pick = p > 0 && check(generator_);
-      if (floor_block_ > 0) {
-        // Of the block's positions left, this one with the chance that spreads the block's check evenly.
-        const double chance = 1.0 / static_cast<double>(floor_block_ - floor_position_);
-        if (!floor_taken_ && std::bernoulli_distribution(chance)(generator_)) pick = floor_taken_ = true;
-        if (++floor_position_ == floor_block_) {
-          floor_position_ = 0;
-          floor_taken_ = false;
-        }
-      }
-      if (pick) chosen.push_back(i);
+      if (p > 0 && check(generator_)) chosen.push_back(i);
     }
     if (chosen.empty() && at_least_one && candidates > 0) {
       chosen.push_back(std::uniform_int_distribution<int>(0, candidates - 1)(generator_));
@@ -101,9 +84,6 @@ class check_sampler {
 
   double share_;
   double estimate_;
-  long long floor_block_;
-  long long floor_position_ = 0;  // in the current block
-  bool floor_taken_ = false;      // the current block's check drawn
   std::mt19937_64 generator_;
   long long candidates_ = 0;  // launches that could have been checked so far
   long long checked_launches_ = 0;

@@ -3,8 +3,7 @@
 // the launches to check drawn only once the sample has run (check_sampling.hpp), each compared with the
 // reference's launch on the same input set on the device, outside the timed regions (timed_audit.hpp).
 // The last sample always has one launch checked: the stop rule decides after a sample ran, so a kernel
-// cannot tell which one is last. The checks' expected host time is held to a share of the timed work, with
-// a floor: floor_checks launches at least in a run of the fewest samples.
+// cannot tell which one is last. The checks' expected host time is held to a share of the timed work.
 //
 // What can be checked: in cold and hot mode, the one launch of each sample; in batch mode the launches whose
 // output copies no later launch of the sample wrote (timed_input_sets.hpp): every launch when each has its
@@ -36,14 +35,12 @@ inline constexpr double check_budget_share = 0.15;
 
 class timed_checks {
  public:
-  // `launches`: launches per sample; `output_copies`: the copies of the outputs they write in turn;
-  // `min_samples`: the fewest samples the run takes, over which the floor's checks spread.
+  // `launches`: launches per sample; `output_copies`: the copies of the outputs they write in turn.
   timed_checks(case_buffers& buffers, output_comparator& comparator, host_computation& host, int launches,
-               int output_copies, int min_samples)
+               int output_copies)
       : buffers_(buffers), comparator_(comparator), host_(host), with_reference_(buffers.has_device_reference()),
         launches_(launches), candidates_(std::clamp(output_copies, 1, launches)),
-        sampler_(with_reference_ ? check_budget_share : 0.0, first_estimate(buffers),
-                 with_reference_ ? floor_block(candidates_, min_samples) : 0) {}
+        sampler_(with_reference_ ? check_budget_share : 0.0, first_estimate(buffers)) {}
 
   // Whether the optimized kernel goes first in the next sample.
   [[nodiscard]] bool optimized_first() { return sampler_.optimized_first(); }
@@ -100,11 +97,6 @@ class timed_checks {
   }
 
  private:
-  // Candidates among which one is checked at least: those of the fewest samples, in floor_checks blocks.
-  [[nodiscard]] static long long floor_block(int candidates, int min_samples) {
-    return std::max(1LL, static_cast<long long>(candidates) * std::max(min_samples, 1) / floor_checks);
-  }
-
   // "sample 12, launch 3 of 58"
   [[nodiscard]] std::string where(int launch) const {
     if (launches_ == 1) return fmt::format("sample {}", samples_);

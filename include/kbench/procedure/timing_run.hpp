@@ -189,7 +189,7 @@ class timing_run {
     const std::size_t left = free_bytes > sets_bytes ? (free_bytes - sets_bytes) / 2 : 0;
     output_copies_ = timed_input_sets::plan_copies(buffers_, per_sample_, gpu_.l2_bytes, left);
     sets_.emplace(buffers_, plan.sets, output_copies_);  // drawn before each sample, from the first on
-    checks_.emplace(buffers_, comparator_, host_, per_sample_, output_copies_, options_.iterations);
+    checks_.emplace(buffers_, comparator_, host_, per_sample_, output_copies_);
   }
 
   void prepare_mode() {
