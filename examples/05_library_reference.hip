@@ -31,12 +31,21 @@ static void library_row_sums(void* temp, std::size_t& temp_bytes, const float* x
 #endif
 }
 
-// One block of 256 threads a row: strided partial sums, then a tree in shared memory.
+// One block of 256 threads a row: strided partial sums, four loads in flight a thread, then a tree in
+// shared memory.
 __global__ void row_sums_kernel(const float* x, float* sums, int cols) {
   __shared__ float partial[256];
   const float* row = x + static_cast<std::int64_t>(blockIdx.x) * cols;
-  float sum = 0.0f;
-  for (int c = threadIdx.x; c < cols; c += blockDim.x) sum += row[c];
+  float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+  int c = threadIdx.x;
+  for (; c + 3 * 256 < cols; c += 4 * 256) {
+    s0 += row[c];
+    s1 += row[c + 256];
+    s2 += row[c + 512];
+    s3 += row[c + 768];
+  }
+  for (; c < cols; c += 256) s0 += row[c];
+  const float sum = (s0 + s1) + (s2 + s3);
   partial[threadIdx.x] = sum;
   __syncthreads();
   for (int half = blockDim.x / 2; half > 0; half /= 2) {
@@ -50,11 +59,14 @@ static void row_sums(kbench::kernel_case& c) {
   const auto rows = static_cast<int>(c.dim("rows")), cols = static_cast<int>(c.dim("cols"));
   auto x = c.input<float>("x", {rows, cols}, kbench::uniform(0.5, 1.5));  // all > 0: no cancellation
   auto sums = c.output<float>("sums", {rows});
-  // Scratch: the rows' offsets, and the library's temporary storage at the size its query gives.
+  // Scratch: the rows' offsets, and the library's temporary storage at the size its query gives, asked
+  // when the case is opened on the GPU (CUB's query reads the device; a declaration runs without one too).
   auto offsets = c.scratch<int>("offsets", rows + 1);
-  std::size_t temp_bytes = 0;
-  library_row_sums(nullptr, temp_bytes, nullptr, nullptr, nullptr, rows, nullptr);
-  auto temp = c.scratch_bytes("library temporary storage", temp_bytes);
+  auto temp = c.scratch_bytes("library temporary storage", [=] {
+    std::size_t bytes = 0;
+    library_row_sums(nullptr, bytes, nullptr, nullptr, nullptr, rows, nullptr);
+    return bytes;
+  });
   c.reference([=](hipStream_t s) {
     hipLaunchKernelGGL(row_offsets_kernel, dim3(static_cast<unsigned int>((rows + 256) / 256)), dim3(256), 0, s,
                        offsets.get(), rows, cols);

@@ -178,10 +178,20 @@ TEST_CASE("scratch memory: sized, named once, never an output, memory only insid
   CHECK(none.bytes() == 1);
   CHECK(some.bytes() == 1000);
   CHECK_THROWS_WITH((void)static_cast<void*>(some), contains("buffer 'more' has no device memory here"));
+  // A size a library asks the GPU for: not asked at declaration (a machine without a GPU declares too).
+  bool asked = false;
+  auto queried = c.scratch_bytes("queried", [&asked] {
+    asked = true;
+    return std::size_t{4096};
+  });
+  CHECK_FALSE(asked);
+  CHECK(queried.bytes() == 1);
   const auto buffers = kbench::detail::declared(c).declared_buffers();
-  REQUIRE(buffers.size() == 2);
+  REQUIRE(buffers.size() == 3);
   CHECK(buffers[1].role == kbench::buffer_role::scratch);
   CHECK(std::string(kbench::role_name(buffers[1].role)) == "scratch");
+  CHECK_FALSE(buffers[1].sized_when_opened);
+  CHECK(buffers[2].sized_when_opened);
 }
 
 int main(int argc, char** argv) { return kbench_test::run_catch2(argc, argv); }

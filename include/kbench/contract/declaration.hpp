@@ -36,6 +36,7 @@ struct declared_buffer {
   std::size_t size = 0;  // elements
   std::size_t pitch = 0; // padded rows: elements from one row to the next (0: contiguous)
   int device = 0;        // the logical device it lives on (a case that spans devices)
+  bool sized_when_opened = false;  // scratch whose size a library's query gives on the GPU (extents: 1)
 };
 
 // What one launch of the kernel moves and computes; the report turns it into GB/s, TFLOP/s, tokens/s.

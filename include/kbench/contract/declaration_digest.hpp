@@ -109,6 +109,7 @@ struct declaration_facts {
   const char* role = role_name(l.role);
   std::string extents;
   for (std::size_t e : l.extents) extents += (extents.empty() ? "" : " x ") + std::to_string(e);
+  if (l.sized_when_opened) extents = "sized on the GPU";
   std::string line = std::string("buffer ") + role + " " + l.name + " " + std::string(info(l.type).name) + " [" + extents +
                      "] pitch " + std::to_string(l.pitch) + " device " + std::to_string(l.device);
   if (b.init) line += " init " + exact_text(*b.init);

@@ -135,7 +135,8 @@ struct declared_case {
   [[nodiscard]] std::vector<declared_buffer> declared_buffers() const {
     std::vector<declared_buffer> out;
     for (const auto& b : buffers) {
-      out.push_back({b->name, b->role, b->type, b->extents, b->size, b->padded() ? b->pitch : 0, b->device_index});
+      out.push_back({b->name, b->role, b->type, b->extents, b->size, b->padded() ? b->pitch : 0, b->device_index,
+                     bool(b->bytes_query)});
     }
     return out;
   }

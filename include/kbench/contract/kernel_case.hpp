@@ -28,6 +28,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -80,21 +81,25 @@ class kernel_case {
     return output_ref<T>(&declared_.add_drawn(std::move(buffer_name), buffer_role::inout, dtype_v<T>, extents, init));
   }
 
-  // Device memory a side needs beside its inputs and outputs: a library's temporary storage, partial
-  // results between two kernels. Each side gets its own `count` elements, poisoned before every checked
-  // launch and guarded (a write past either end is reported), never compared and not part of the work
-  // model. A size from a library's query (CUB's or rocPRIM's with null storage) is asked for here: the
-  // declaration runs on the host, outside any capture.
+  // Device memory a side needs beside its inputs and outputs (a library's temporary storage, partials
+  // between kernels): each side's own `count` elements, poisoned before every checked launch, guarded (a
+  // write past either end is reported), never compared and not part of the work model.
   template <class T>
   [[nodiscard]] scratch_ref<T> scratch(std::string buffer_name, std::int64_t count) {
     return scratch_ref<T>(&declared_.add_buffer(std::move(buffer_name), buffer_role::scratch, dtype_v<T>, {count}));
   }
-  // `bytes` of scratch memory, as a library's size query gives it.
+  // `bytes` of scratch memory (a library's size query may say 0: one byte then).
   [[nodiscard]] scratch_ref<std::uint8_t> scratch_bytes(std::string buffer_name, std::size_t bytes) {
-    if (bytes > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max())) {
-      fail("scratch '" + buffer_name + "' is too large");
-    }
+    if (bytes > std::size_t{INT64_MAX}) fail("scratch '" + buffer_name + "' is too large");
     return scratch<std::uint8_t>(std::move(buffer_name), std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes)));
+  }
+  // Bytes a library asks the GPU for (CUB's query does): `query` runs when the case is opened on its GPU,
+  // before any launch or capture, never when a case is only declared (`<program> list`, no GPU).
+  template <class Query, class = std::enable_if_t<std::is_invocable_r_v<std::size_t, Query&>>>
+  [[nodiscard]] scratch_ref<std::uint8_t> scratch_bytes(std::string buffer_name, Query query) {
+    scratch_ref<std::uint8_t> ref = scratch<std::uint8_t>(std::move(buffer_name), 1);
+    ref.slot()->bytes_query = std::move(query);
+    return ref;
   }
 
   // ---- several devices ----------------------------------------------------------------------------

@@ -19,6 +19,7 @@
 // 0's stream (case_devices.hpp), so that work queued there later comes after it.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -73,6 +74,10 @@ class case_scratch {
     for (const auto& slot : declaration.buffers) {
       if (slot->role != buffer_role::scratch) continue;
       const current_device here = devices_.on(slot->device_index);
+      if (slot->bytes_query) {  // the library's query, on the case's device, before any launch
+        slot->size = std::max<std::size_t>(1, slot->bytes_query());
+        slot->extents = {slot->size};
+      }
       buffers_.push_back({slot.get(), guarded_output(slot->storage_bytes()), guarded_output(slot->storage_bytes())});
     }
     for (const side target : {side::reference, side::optimized}) {

@@ -104,7 +104,9 @@ inline int run_list(const run_options& options) {
       std::string buffers;
       for (const declared_buffer& b : declare_on_host(reg, s)) {
         const char* role = role_name(b.role);
-        buffers += fmt::format("{}{} {} {}{}", buffers.empty() ? "" : ", ", role, b.name, describe_array(b.type, b.extents),
+        const std::string array = b.sized_when_opened ? fmt::format("{} [sized on the GPU]", info(b.type).name)
+                                                      : describe_array(b.type, b.extents);
+        buffers += fmt::format("{}{} {} {}{}", buffers.empty() ? "" : ", ", role, b.name, array,
                                b.pitch ? fmt::format(" (rows {} apart)", b.pitch) : std::string());
       }
       fmt::print("{}: {}\n", case_label(reg.name(), s), buffers);
