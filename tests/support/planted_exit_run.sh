@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs a kbench program whose launch ends the process as planted (tests/trust_verdict_test.hip) and checks
+# Runs a kbench program whose launch ends the process as planted (tests/harness/trust_verdict_test.hip) and checks
 # that the run cannot read as passed:
 #   planted_exit_run.sh PROGRAM MODE HOW
 # HOW "none": the run must pass (0). Otherwise it must fail (any status but 0 and 77; a crash in the

@@ -88,7 +88,7 @@ KBENCH_HOST_DEVICE inline std::uint8_t float_to_fp8_e4m3_emulated(float f) {
 
 // float to fp8 E4M3: one instruction where the GPU has it (NVIDIA sm_89 and later: cvt.rn.satfinite, the
 // same rounding and saturation), the emulation elsewhere. AMD's gfx942 converts to the FNUZ variant, so
-// AMD stays on the emulation. tests/device_compare_test.hip checks the two agree on the GPU.
+// AMD stays on the emulation. tests/harness/device_compare_test.hip checks the two agree on the GPU.
 KBENCH_HOST_DEVICE inline std::uint8_t float_to_fp8_e4m3(float f) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
   unsigned short pair;

@@ -1,7 +1,8 @@
 // kbench/contract/platform.hpp: the one header that knows the GPU platform. Everything that differs between AMD
 // (hipcc/clang, wavefront 64 on gfx9, 32 on RDNA) and NVIDIA (HIP's NVIDIA platform through nvcc, warp 32)
 // is here: the 16-bit float types, their conversions, the wave size and the cross-lane shuffles, and
-// persisting L2 (NVIDIA only).
+// persisting L2 (NVIDIA only); but for profiler ranges (engines/profiler_range.hpp: a costly header that
+// test files never need).
 // Kernels written against these names compile unchanged on both.
 #pragma once
 
@@ -17,10 +18,6 @@
 #define KBENCH_PLATFORM_NVIDIA 1
 #define KBENCH_PLATFORM_NAME "nvidia"
 #include <cuda_bf16.h>
-#if __has_include(<nvtx3/nvToolsExt.h>)
-#include <nvtx3/nvToolsExt.h>
-#define KBENCH_HAS_NVTX 1
-#endif
 #elif defined(__HIP_PLATFORM_AMD__) || defined(__HIP_PLATFORM_HCC__)
 #define KBENCH_PLATFORM_AMD 1
 #define KBENCH_PLATFORM_NAME "amd"
@@ -236,26 +233,5 @@ inline std::size_t take_access_policy_window(hipStream_t stream) {
   return 0;
 #endif
 }
-
-// A named range for profilers (NVTX on NVIDIA, header-only, when the CUDA toolkit has it; nothing on AMD,
-// where roctx would need a library), so that `ncu --nvtx --nvtx-include "<name>/"` sees just the
-// launches inside it.
-class profiler_range {
- public:
-  explicit profiler_range(const char* name) {
-#if defined(KBENCH_HAS_NVTX)
-    nvtxRangePushA(name);
-#else
-    (void)name;
-#endif
-  }
-  profiler_range(const profiler_range&) = delete;
-  profiler_range& operator=(const profiler_range&) = delete;
-  ~profiler_range() {
-#if defined(KBENCH_HAS_NVTX)
-    nvtxRangePop();
-#endif
-  }
-};
 
 }  // namespace kbench

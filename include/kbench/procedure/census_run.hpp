@@ -25,6 +25,7 @@
 
 #include "../detail/demangle.hpp"
 #include "../engines/measure.hpp"
+#include "../engines/profiler_range.hpp"
 #include "../engines/timing.hpp"
 #include "../results/census.hpp"
 #include "../results/results.hpp"

@@ -17,7 +17,7 @@
 #include "catch.hpp"
 #include "support/catch2_runner.hpp"
 
-#include "../examples/04_allreduce.hip"
+#include "../../examples/04_allreduce.hip"
 
 const char* const kbench_test::suite_name = "the multi-device tests";
 
