@@ -16,7 +16,8 @@
 #                                  [LABELS ..] [TIMEOUT <s>])
 #           one program, three CTest tests: <project>.<name>.correctness and .perf (label gpu: skipped
 #           without one), .declarations (every case declaration checked on the host, no GPU needed) and,
-#           on AMD, .resources (every kernel's registers, LDS and waves per SIMD per target, no GPU needed).
+#           .resources (every kernel's registers, LDS and waves per SIMD, or warps per SM, per target, and
+#           the cases' resource bounds; no GPU needed; on NVIDIA where a real architecture is built).
 #           Target kbench_kernel_tests builds every kernel test program of the project.
 #           kbench_link_procedure(<target>): a program with its own main() that calls the procedure
 #           (kbench/procedure.hpp) links the copy compiled once per project.
@@ -87,6 +88,28 @@ if(KBENCH_GPU_PLATFORM STREQUAL "amd")
 
   find_path(KBENCH_HIPRAND_INCLUDE_DIR hiprand/hiprand_kernel.h HINTS ENV ROCM_PATH PATH_SUFFIXES include
             PATHS /opt/rocm REQUIRED)
+  # roctx for the census's profiler ranges (engines/profiler_range.hpp), where ROCm has it: rocprofiler-sdk's
+  # (rocprofv3), else roctracer's. Debian 12's HIP 5.2 has neither; the ranges are then empty, and the census
+  # says so.
+  foreach(_kbench_roctx IN ITEMS "rocprofiler-sdk-roctx;rocprofiler-sdk-roctx" "roctracer;roctx64")
+    list(GET _kbench_roctx 0 _kbench_roctx_header)
+    list(GET _kbench_roctx 1 _kbench_roctx_library)
+    unset(_kbench_roctx_include)
+    unset(_kbench_roctx_lib)
+    find_path(_kbench_roctx_include ${_kbench_roctx_header}/roctx.h HINTS ENV ROCM_PATH PATH_SUFFIXES include
+              PATHS /opt/rocm NO_CACHE)
+    find_library(_kbench_roctx_lib ${_kbench_roctx_library} HINTS ENV ROCM_PATH PATH_SUFFIXES lib lib64 PATHS /opt/rocm
+                 NO_CACHE)
+    if(_kbench_roctx_include AND _kbench_roctx_lib AND NOT KBENCH_ROCTX_LIBRARY)
+      set(KBENCH_ROCTX_INCLUDE_DIR "${_kbench_roctx_include}" CACHE PATH "roctx's headers (profiler ranges)")
+      set(KBENCH_ROCTX_LIBRARY "${_kbench_roctx_lib}" CACHE FILEPATH "roctx's library (profiler ranges)")
+    endif()
+  endforeach()
+  if(KBENCH_ROCTX_LIBRARY)
+    message(STATUS "kbench: the census's profiler ranges with roctx (${KBENCH_ROCTX_LIBRARY})")
+  else()
+    message(STATUS "kbench: no roctx (rocprofiler-sdk-roctx or roctracer): the census's profiler ranges are empty")
+  endif()
   if(CMAKE_HIP_COMPILER OR KBENCH_USE_HIP_LANGUAGE)
     # ROCm 6/7 with a working enable_language(HIP).
     enable_language(HIP)
@@ -142,6 +165,13 @@ if(NOT KBENCH_GPU_PLATFORM STREQUAL "none" AND NOT TARGET kbench_kbench)
   target_link_libraries(kbench_kbench INTERFACE kbench::host)
   if(KBENCH_GPU_PLATFORM STREQUAL "amd")
     target_link_libraries(kbench_kbench INTERFACE ${_kbench_hip_runtime})
+    if(KBENCH_ROCTX_INCLUDE_DIR AND KBENCH_ROCTX_LIBRARY)
+      target_compile_definitions(kbench_kbench INTERFACE KBENCH_HAS_ROCTX=1)
+      target_link_libraries(kbench_kbench INTERFACE "${KBENCH_ROCTX_LIBRARY}")
+      if(NOT KBENCH_ROCTX_INCLUDE_DIR STREQUAL "/usr/include")
+        target_include_directories(kbench_kbench SYSTEM INTERFACE "${KBENCH_ROCTX_INCLUDE_DIR}")
+      endif()
+    endif()
     if(NOT KBENCH_HIPRAND_INCLUDE_DIR STREQUAL "/usr/include")
       target_include_directories(kbench_kbench SYSTEM INTERFACE "${KBENCH_HIPRAND_INCLUDE_DIR}")
     endif()
@@ -322,9 +352,16 @@ function(_kbench_add_kernel_test name)
   add_test(NAME ${PROJECT_NAME}.${name}.declarations COMMAND ${name} list)
   set_tests_properties(${PROJECT_NAME}.${name}.declarations PROPERTIES LABELS "declarations;${ARG_LABELS}"
                        TIMEOUT ${ARG_TIMEOUT})
-  # AMD: every kernel's registers, LDS, scratch and waves per SIMD for every target built, read from the
-  # program itself (no GPU needed).
-  if(KBENCH_GPU_PLATFORM STREQUAL "amd")
+  # Every kernel's registers, LDS, scratch and waves per SIMD (NVIDIA: registers, shared memory, stack and
+  # warps per SM) for every target built, read from the program itself, and the cases' resource bounds (no
+  # GPU needed). On NVIDIA, where some architecture is built as a cubin (not PTX alone).
+  set(_kbench_cubins OFF)
+  foreach(_arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+    if(NOT _arch MATCHES "-virtual$")
+      set(_kbench_cubins ON)
+    endif()
+  endforeach()
+  if(KBENCH_GPU_PLATFORM STREQUAL "amd" OR _kbench_cubins)
     add_test(NAME ${PROJECT_NAME}.${name}.resources COMMAND ${name} resources)
     set_tests_properties(${PROJECT_NAME}.${name}.resources PROPERTIES LABELS "resources;${ARG_LABELS}"
                          TIMEOUT ${ARG_TIMEOUT})

@@ -18,6 +18,8 @@ static void argmax(kbench::kernel_case& c) {
   c.optimized([=](hipStream_t s) { argmax_v2::launch<T>(logits, index, batch, vocab, s); });
   c.tolerance(kbench::tol::exact{});
   c.bytes_moved(static_cast<double>(sizeof(T)) * batch * vocab + 4.0 * batch);
+  // Memory-bound: no scratch, and enough waves (warps) in flight to cover the latency of memory.
+  c.expect_resources("argmax_v2::").spills_none().scratch_at_most(0).waves_at_least(4).warps_at_least(32);
 }
 KBENCH_REGISTER(argmax<float>).name("argmax_fp32").shape({{"batch", 1}, {"vocab", 128256}}).shape({{"batch", 8}, {"vocab", 128256}}).shape({{"batch", 512}, {"vocab", 128256}}).shape({{"batch", 3}, {"vocab", 32001}}).shape({{"batch", 37}, {"vocab", 1531}});
 KBENCH_REGISTER(argmax<kbench::fp16_t>).name("argmax_fp16").shape({{"batch", 1}, {"vocab", 128256}}).shape({{"batch", 8}, {"vocab", 128256}}).shape({{"batch", 1024}, {"vocab", 128256}}).shape({{"batch", 3}, {"vocab", 32001}}).shape({{"batch", 37}, {"vocab", 1531}});

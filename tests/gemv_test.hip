@@ -13,5 +13,7 @@ static void gemv(kbench::kernel_case& c) {
   c.optimized([=](hipStream_t s) { gemv_v2::launch(w, x, y, n, k, s); });
   c.tolerance(kbench::tol::allclose{1e-3, 0x1p-24 * k});  // fp16: 1 ulp <= 2^-10 |y|; fp32 order: sd ~2^-24 k / 40
   c.bytes_moved(2.0 * (n * k + k + n));  c.flops(2.0 * n * k);  // w, x read once, y written once
+  // Memory-bound: no scratch, and enough waves (warps) in flight to cover the latency of memory.
+  c.expect_resources("gemv_v2::").spills_none().scratch_at_most(0).waves_at_least(4).warps_at_least(32);
 }
 KBENCH_REGISTER(gemv).shape({{"n", 1531}, {"k", 1003}}).shape({{"n", 14336}, {"k", 4096}}).shape({{"n", 28672}, {"k", 8192}});

@@ -15,6 +15,8 @@ static void rope(kbench::kernel_case& c) {
   c.optimized([=](hipStream_t s) { rope_v2::launch<T>(q, k, pos, cs, sn, t, hq, hk, d, neox != 0, s); });
   c.tolerance(kbench::tol::exact{});  // both evaluate the same explicit fmaf expressions in fp32, then round once
   c.bytes_moved(2.0 * 2 * t * (hq + hk) * d + 4.0 * t + 4.0 * d * std::min<std::int64_t>(t, 4096));
+  // Memory-bound: no scratch, and enough waves (warps) in flight to cover the latency of memory.
+  c.expect_resources("rope_v2::").spills_none().scratch_at_most(0).waves_at_least(4).warps_at_least(32);
 }
 // The large shape half-split (neox) in fp16 and interleaved in bf16; the small ones the other way round.
 KBENCH_REGISTER(rope<kbench::fp16_t>).name("rope_fp16").shape({{"tokens", 16384}, {"q_heads", 32}, {"kv_heads", 8}, {"head_dim", 128}, {"neox", 1}}).shape({{"tokens", 37}, {"q_heads", 5}, {"kv_heads", 1}, {"head_dim", 80}, {"neox", 0}}).shape({{"tokens", 37}, {"q_heads", 7}, {"kv_heads", 3}, {"head_dim", 72}, {"neox", 1}});

@@ -17,7 +17,7 @@ static void softmax(kbench::kernel_case& c) {  // v2 (row in registers) against 
   c.expect_resources("softmax_v2::").spills_none().scratch_at_most(0);
   c.expect_resources("softmax_v2::softmax_cached_kernel<8, 8>", "gfx906").waves_at_least(2);
   c.expect_resources("softmax_v2::softmax_cached_kernel<8, 8>", "gfx90a").waves_at_least(4);
-  c.expect_resources("softmax_v2::softmax_streaming_kernel").waves_at_least(8);
+  c.expect_resources("softmax_v2::softmax_streaming_kernel").waves_at_least(8).warps_at_least(32);
 }
 KBENCH_REGISTER(softmax).shape({{"rows", 37}, {"cols", 1531}}).shape({{"rows", 4096}, {"cols", 32768}})
     .shape({{"rows", 8}, {"cols", 128256}}).shape({{"rows", 3}, {"cols", 50001}});

@@ -83,14 +83,28 @@ TEST_CASE("the census table: both sides, per-kernel time alone and in place, sha
   CHECK_THAT(text, contains("  optimized: 1 kernel, 0 copies, 0 memsets\n"));
   CHECK_THAT(text, contains("warps/SM"));
   CHECK_THAT(text, contains("   us alone   in side  share"));
-  CHECK_THAT(text, contains("         5.00      4.50    36%                37x1x1      256x1x1    32    1024      0        64     75%  norm\n"));
-  CHECK_THAT(text, contains("         4.00         -    32%                37x1x1      256x1x1    16    1024      0        64    100%  weight\n"));
+  CHECK_THAT(text, contains("         5.00      4.50    36%                37x1x1      256x1x1    32    1024      0        64     75%"
+                            "               -  norm\n"));
+  CHECK_THAT(text, contains("         4.00         -    32%                37x1x1      256x1x1    16    1024      0        64    100%"
+                            "               -  weight\n"));
   CHECK_THAT(text, contains("    in their places the parts add up to 12.50 us; the whole launch, timed the same way, 13.50 us "
                             "(-7.4%)\n"));
   CHECK_THAT(text, contains("  kernels: 3 in the reference, 1 in the optimized side\n"));
   kbench::case_census amd = census_of(1);
   amd.platform = "amd";
   CHECK_THAT(kbench::format_census("x", amd), contains("waves/SIMD"));
+  // The build's figures for the device's target beside the runtime's, and the profiler ranges' marker.
+  kbench::case_census built = census_of(1);
+  built.optimized.kernels[0].built_registers = 32;
+  built.optimized.kernels[0].built_static_shared_bytes = 1024;
+  built.optimized.kernels[0].built_local_bytes = 0;
+  built.profiler_launches = 1;
+  built.profiler_ranges = "NVTX";
+  const std::string with_built = kbench::format_census("x", built);
+  CHECK_THAT(with_built, contains("built r/s/l"));
+  CHECK_THAT(with_built, contains("     32/1024/0  "));
+  CHECK_THAT(with_built, contains("profiler ranges \"kbench census reference\" and \"kbench census optimized\", 1 launch of "
+                                  "each side: NVTX"));
 }
 
 }  // namespace unit_census_test

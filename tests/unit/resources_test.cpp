@@ -1,5 +1,6 @@
-// occupancy.hpp and code_objects.hpp: waves per SIMD by each target's rule, and the reader of the code
-// objects a program carries, on containers made here (the AMD build runs it on real programs).
+// occupancy.hpp and code_objects.hpp: waves per SIMD (warps per SM) by each target's rule, and the reader of
+// the code objects and cubins a program carries, on containers made here (the AMD and NVIDIA builds run it
+// on real programs: kbench.resources.*).
 #include <kbench/decisions/occupancy.hpp>
 #include <kbench/decisions/resource_check.hpp>
 #include <kbench/engines/code_objects.hpp>
@@ -90,6 +91,115 @@ std::vector<std::uint8_t> metadata(const char* target) {
   return nlohmann::json::to_msgpack(nlohmann::json{{"amdhsa.kernels", {kernel}}, {"amdhsa.target", target}});
 }
 
+
+// A little-endian ELF64 file of the given sections (name, type, contents; NOBITS sections give a size
+// and no contents), after the null section and before the section names, which come last.
+struct elf_part {
+  std::string name;
+  std::uint32_t type;
+  std::vector<unsigned char> bytes;
+  std::size_t nobits_size = 0;
+  std::uint32_t link = 0;
+};
+std::vector<unsigned char> elf_of(const std::vector<elf_part>& parts) {
+  std::string names(1, '\0');
+  std::vector<std::size_t> name_at;
+  for (const elf_part& part : parts) {
+    name_at.push_back(names.size());
+    names += part.name + '\0';
+  }
+  const std::size_t names_name = names.size();
+  names += std::string(".shstrtab") + '\0';
+  std::vector<unsigned char> elf(64, 0);
+  std::memcpy(elf.data(), "\x7f" "ELF", 4);
+  elf[4] = 2;
+  elf[5] = 1;
+  std::vector<std::size_t> at;
+  for (const elf_part& part : parts) {
+    elf.resize((elf.size() + 7) / 8 * 8, 0);
+    at.push_back(elf.size());
+    elf.insert(elf.end(), part.bytes.begin(), part.bytes.end());
+  }
+  const std::size_t names_at = elf.size();
+  elf.insert(elf.end(), names.begin(), names.end());
+  const std::size_t table = (elf.size() + 7) / 8 * 8, count = parts.size() + 2;
+  elf.resize(table + count * 64, 0);
+  put<std::uint64_t>(elf, 0x28, table);
+  put<std::uint16_t>(elf, 0x3A, 64);
+  put<std::uint16_t>(elf, 0x3C, static_cast<std::uint16_t>(count));
+  put<std::uint16_t>(elf, 0x3E, static_cast<std::uint16_t>(count - 1));
+  auto section = [&](std::size_t i, std::size_t name, std::uint32_t type, std::size_t offset, std::size_t size, std::uint32_t link) {
+    put<std::uint32_t>(elf, table + i * 64, static_cast<std::uint32_t>(name));
+    put<std::uint32_t>(elf, table + i * 64 + 4, type);
+    put<std::uint64_t>(elf, table + i * 64 + 0x18, offset);
+    put<std::uint64_t>(elf, table + i * 64 + 0x20, size);
+    put<std::uint32_t>(elf, table + i * 64 + 0x28, link);
+  };
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const elf_part& part = parts[i];
+    section(i + 1, name_at[i], part.type, at[i], part.bytes.empty() ? part.nobits_size : part.bytes.size(), part.link);
+  }
+  section(count - 1, names_name, 3, names_at, names.size(), 0);
+  return elf;
+}
+
+// A cubin for sm_90 with an entry function _Z6kernelPf (40 registers, a 16-byte frame, a 32-byte stack with
+// its callees, 4096 bytes of static shared memory plus the 1 KiB reserved, launch bound 256) and a
+// function it calls, which is no kernel.
+std::vector<unsigned char> cubin() {
+  const std::string strings = std::string("\0_Z6kernelPf\0_Z6helperv\0", 25);
+  std::vector<unsigned char> symbols(3 * 24, 0);
+  put<std::uint32_t>(symbols, 24, 1);
+  symbols[24 + 4] = 0x12;  // global function
+  symbols[24 + 5] = 0x10;  // STO_CUDA_ENTRY
+  put<std::uint32_t>(symbols, 48, 13);
+  symbols[48 + 4] = 0x02;  // local function, no entry
+  std::vector<unsigned char> info;
+  auto attribute = [&](std::vector<unsigned char>& to, std::uint8_t id, std::vector<std::uint32_t> words) {
+    const std::size_t at = to.size();
+    put<std::uint8_t>(to, at, 0x04);
+    put<std::uint8_t>(to, at + 1, id);
+    put<std::uint16_t>(to, at + 2, static_cast<std::uint16_t>(4 * words.size()));
+    for (std::size_t i = 0; i < words.size(); ++i) put<std::uint32_t>(to, at + 4 + 4 * i, words[i]);
+  };
+  put<std::uint32_t>(info, 0, 0x00080301);  // a value without payload (format 3): skipped
+  attribute(info, 0x2f, {1, 40});
+  attribute(info, 0x2f, {2, 200});  // the helper's registers: not the kernel's
+  attribute(info, 0x11, {1, 16});
+  attribute(info, 0x12, {1, 32});
+  std::vector<unsigned char> own;
+  attribute(own, 0x05, {256, 1, 1});
+  return elf_of({{".strtab", 3, std::vector<unsigned char>(strings.begin(), strings.end())},
+                 {".symtab", 2, symbols, 0, 1},
+                 {".nv.info", 0x70000000, info},
+                 {".nv.info._Z6kernelPf", 0x70000000, own},
+                 {".nv.shared._Z6kernelPf", 8, {}, 4096 + 1024},
+                 {".nv.shared.reserved.0", 8, {}, 0},
+                 {".text._Z6kernelPf", 1, std::vector<unsigned char>(16, 0)}});
+}
+
+// A fat binary of one PTX entry and one cubin entry for sm_90 (`flags` on the cubin's).
+std::vector<unsigned char> fatbin_of(const std::vector<unsigned char>& cubin_bytes) {
+  std::vector<unsigned char> entries;
+  auto entry = [&](std::uint16_t kind, const std::vector<unsigned char>& payload) {
+    const std::size_t at = entries.size();
+    put<std::uint16_t>(entries, at, kind);
+    put<std::uint32_t>(entries, at + 4, 64);
+    put<std::uint64_t>(entries, at + 8, payload.size());
+    put<std::uint32_t>(entries, at + 28, 90);
+    entries.resize(at + 64, 0);
+    entries.insert(entries.end(), payload.begin(), payload.end());
+  };
+  entry(1, std::vector<unsigned char>(24, 'p'));
+  entry(2, cubin_bytes);
+  std::vector<unsigned char> fatbin;
+  put<std::uint32_t>(fatbin, 0, 0xBA55ED50);
+  put<std::uint16_t>(fatbin, 4, 1);
+  put<std::uint16_t>(fatbin, 6, 16);
+  put<std::uint64_t>(fatbin, 8, entries.size());
+  fatbin.insert(fatbin.end(), entries.begin(), entries.end());
+  return fatbin;
+}
 }  // namespace
 
 TEST_CASE("waves per SIMD by each target's register rule, and the registers of the next step", "[occupancy]") {
@@ -105,10 +215,10 @@ TEST_CASE("waves per SIMD by each target's register rule, and the registers of t
   CHECK(waves("gfx942:sramecc+:xnack-", 64) == 8);
   CHECK(waves("gfx950", 128) == 4);
   CHECK(waves("gfx908", 64, 128) == 2);  // its AGPRs have a file of their own: the larger count rules
-  const kbench::amd_occupancy softmax = kbench::amd_waves_per_simd(*kbench::occupancy_rule("gfx906"), 101, -1, 32, 0, 256);
+  const kbench::kernel_occupancy softmax = kbench::amd_waves_per_simd(*kbench::occupancy_rule("gfx906"), 101, -1, 32, 0, 256);
   CHECK(softmax.limiter == "VGPRs");
   CHECK(softmax.vgprs_for_next_wave == 84);  // 3 waves: 256 / 3 = 85, in granules of 4
-  const kbench::amd_occupancy eight = kbench::amd_waves_per_simd(*kbench::occupancy_rule("gfx90a"), 64, 0, 32, 0, 256);
+  const kbench::kernel_occupancy eight = kbench::amd_waves_per_simd(*kbench::occupancy_rule("gfx90a"), 64, 0, 32, 0, 256);
   CHECK(eight.limiter == "the target's maximum");
   CHECK(eight.vgprs_for_next_wave == -1);
   CHECK_FALSE(kbench::occupancy_rule("gfx1100").has_value());
@@ -118,7 +228,7 @@ TEST_CASE("SGPRs and static LDS limit the waves too", "[occupancy]") {
   CHECK(waves("gfx906", 24, -1, 96) == 8);
   CHECK(waves("gfx906", 24, -1, 102) == 7);
   // The groups that fit a CU's LDS, their waves spread over its 4 SIMDs.
-  const kbench::amd_occupancy lds = kbench::amd_waves_per_simd(*kbench::occupancy_rule("gfx906"), 24, -1, 32, 45056, 256);
+  const kbench::kernel_occupancy lds = kbench::amd_waves_per_simd(*kbench::occupancy_rule("gfx906"), 24, -1, 32, 45056, 256);
   CHECK(lds.waves == 1);  // one group of 4 waves fits in 64 KiB
   CHECK(lds.limiter == "LDS");
   CHECK(waves("gfx90a", 134, 0, 108, 45056, 256) == 1);   // kbench's compare kernel (LLVM 22 agrees; LLVM 15 says 3)
@@ -169,7 +279,7 @@ TEST_CASE("a container the reader does not know is an error, never an empty list
   std::ofstream(path) << "not an executable";
   CHECK_THROWS_WITH(kbench::read_kernel_resources(path), contains("not an ELF file"));
   std::remove(path.c_str());
-  CHECK_THROWS_WITH(kbench::read_kernel_resources("/proc/self/exe"), contains("no .hip_fatbin section"));
+  CHECK_THROWS_WITH(kbench::read_kernel_resources("/proc/self/exe"), contains("neither a .hip_fatbin nor a .nv_fatbin"));
 }
 
 TEST_CASE("a case's resource bounds: each failure names kernel, target, figure and bound", "[resources]") {
@@ -213,6 +323,96 @@ TEST_CASE("a case's resource bounds: each failure names kernel, target, figure a
   CHECK_THAT(none.front(), contains("the resource bound on 'kernle' names no kernel of gfx906"));
   CHECK_THROWS_WITH(kbench::resource_bound(b).vgprs_at_most(0), contains("vgprs_at_most() needs a count > 0"));
   CHECK_THROWS_WITH(kbench::resource_bound(b).waves_at_least(11), contains("1 to 10 waves"));
+}
+
+TEST_CASE("warps per SM by each NVIDIA architecture's rule", "[occupancy]") {
+  const kbench::nvidia_occupancy_rule hopper = *kbench::nvidia_rule("sm_90");
+  CHECK(kbench::nvidia_warps_per_sm(hopper, 64, 0, 256).waves == 32);
+  CHECK(kbench::nvidia_warps_per_sm(hopper, 128, 0, 256).waves == 16);
+  CHECK(kbench::nvidia_warps_per_sm(hopper, 255, 0, 256).waves == 8);  // 8160 registers a warp, 8192 allocated
+  const kbench::kernel_occupancy o = kbench::nvidia_warps_per_sm(hopper, 56, 0, 256);
+  CHECK(o.waves == 36);  // 1792 registers a warp
+  CHECK(o.limiter == "registers");
+  CHECK(o.vgprs_for_next_wave == 48);  // 37 warps need 1771 or fewer a warp: 1536, 48 a thread
+  CHECK(kbench::nvidia_warps_per_sm(hopper, 32, 0, 256).limiter == "the target's maximum");
+  // 48 KiB of static shared memory and the 1 KiB reserved: 4 blocks of 8 warps in 228 KiB.
+  const kbench::kernel_occupancy shared = kbench::nvidia_warps_per_sm(hopper, 32, 49152, 256);
+  CHECK(shared.waves == 32);
+  CHECK(shared.limiter == "shared memory");
+  CHECK(kbench::nvidia_warps_per_sm(*kbench::nvidia_rule("sm_75"), 32, 0, 256).waves == 32);
+  CHECK(kbench::nvidia_warps_per_sm(*kbench::nvidia_rule("sm_86"), 32, 0, 256).waves == 48);
+  CHECK(kbench::nvidia_rule("sm_90a").has_value());
+  CHECK_FALSE(kbench::nvidia_rule("sm_52").has_value());
+}
+
+TEST_CASE("the cubins of a program: every entry function with its registers, stack and shared memory", "[resources]") {
+  const std::vector<unsigned char> fatbin = fatbin_of(cubin());
+  int cubins = 0;
+  const std::vector<kbench::kernel_resources> kernels =
+      kbench::detail::nv_fatbin_kernels(kbench::detail::byte_view(fatbin.data(), fatbin.size(), "test"), cubins);
+  CHECK(cubins == 1);
+  REQUIRE(kernels.size() == 1);  // the helper is no entry
+  const kbench::kernel_resources& k = kernels.front();
+  CHECK(k.target == "sm_90");
+  CHECK(k.name == "_Z6kernelPf");
+  CHECK(k.vgprs == 40);
+  CHECK(k.sgprs == -1);
+  CHECK(k.vgpr_spills == -1);
+  CHECK(k.scratch_bytes == 32);  // the stack with its callees, beyond its own frame
+  CHECK(k.lds_bytes == 4096);    // the reserved 1 KiB left out, as ptxas and the runtime do
+  CHECK(k.max_workgroup_size == 256);
+  CHECK(k.wavefront_size == 32);
+  const std::string table = kbench::detail::format_resources(kernels);
+  CHECK_THAT(table, contains("warps"));
+  CHECK_THAT(table, contains("kernel(float*)"));
+  const auto json = kbench::detail::resources_json("p", kernels);
+  CHECK(json["kernels"][0]["registers"] == 40);
+  CHECK(json["kernels"][0]["warps_per_sm"] == 51);  // 40 registers: 1280 a warp
+}
+
+TEST_CASE("a fat binary the reader does not know is an error, never an empty list", "[resources]") {
+  auto read = [](const std::vector<unsigned char>& bytes, int& cubins) {
+    return kbench::detail::nv_fatbin_kernels(kbench::detail::byte_view(bytes.data(), bytes.size(), "test"), cubins);
+  };
+  int cubins = 0;
+  std::vector<unsigned char> compressed = cubin();
+  compressed[1] = 'Z';  // no ELF magic where the cubin begins
+  CHECK_THROWS_WITH(read(fatbin_of(compressed), cubins), contains("is compressed"));
+  std::vector<unsigned char> other = fatbin_of(cubin());
+  put<std::uint32_t>(other, 0, 0x12345678);
+  CHECK_THROWS_WITH(read(other, cubins), contains("no magic 0xBA55ED50"));
+  std::vector<unsigned char> cut = fatbin_of(cubin());
+  cut.resize(cut.size() - 40);
+  CHECK_THROWS_WITH(read(cut, cubins), contains("past"));
+}
+
+TEST_CASE("resource bounds on NVIDIA: registers, the stack for spills, warps per SM", "[resources]") {
+  kbench::kernel_resources k;
+  k.target = "sm_90";
+  k.name = "_Z6kernelPf";
+  k.vgprs = 128;
+  k.sgprs = k.vgpr_spills = k.sgpr_spills = -1;
+  k.scratch_bytes = 64;
+  k.wavefront_size = 32;
+  const std::vector<kbench::kernel_resources> kernels{k};
+  auto check = [&](const kbench::resource_bound& b) { return kbench::check_resource_bound("c/n=1", b, kernels); };
+  kbench::resource_bound b;
+  b.kernels = "kernel(";
+  const std::vector<std::string> registers = check(kbench::resource_bound(b).vgprs_at_most(96));
+  REQUIRE(registers.size() == 1);
+  CHECK(registers.front() == "c/n=1: kernel(float*) on sm_90: 128 registers, bound at most 96");
+  const std::vector<std::string> spills = check(kbench::resource_bound(b).spills_none());
+  REQUIRE(spills.size() == 1);
+  CHECK_THAT(spills.front(), contains("64 bytes of stack a thread (a cubin does not tell spills from local arrays), bound no spills"));
+  const std::vector<std::string> warps = check(kbench::resource_bound(b).warps_at_least(24));
+  REQUIRE(warps.size() == 1);
+  CHECK_THAT(warps.front(), contains("16 warps per SM, limited by registers (128 registers; 120 registers give one more), "
+                                     "bound at least 24"));
+  CHECK(check(kbench::resource_bound(b).waves_at_least(10)).empty());  // waves per SIMD bound AMD targets only
+  kbench::resource_bound on_amd = b;
+  on_amd.target = "gfx90a";
+  CHECK(check(kbench::resource_bound(on_amd).vgprs_at_most(8)).empty());
+  CHECK_THROWS_WITH(kbench::resource_bound(b).warps_at_least(65), contains("1 to 64 warps"));
 }
 
 }  // namespace unit_resources_test

@@ -66,8 +66,11 @@ struct census_expectations {
 };
 
 // A bound on the resources of the kernels whose names (as the census prints them) contain `kernels`, on
-// one AMD target ("gfx90a") or every target built (empty), read from the program itself without a GPU
-// (`<program> resources`, kernel_case::expect_resources); unset values are not checked.
+// one target ("gfx90a", "sm_90") or every target built (empty), read from the program itself without a GPU
+// (`<program> resources`, kernel_case::expect_resources); unset values are not checked. On NVIDIA the
+// registers are a thread's, LDS is static shared memory and scratch the stack; a cubin does not record
+// spills apart from the stack, so there "no spills" means no stack. Waves per SIMD bound AMD targets,
+// warps per SM NVIDIA's.
 struct resource_bound {
   std::string kernels;
   std::string target;
@@ -76,6 +79,7 @@ struct resource_bound {
   long long max_scratch_bytes = -1;  // per work-item
   long long max_lds_bytes = -1;      // static
   int min_waves_per_simd = -1;       // by the compiler's occupancy rule for the target
+  int min_warps_per_sm = -1;         // NVIDIA, by the architecture's rule (decisions/occupancy.hpp)
 
   resource_bound& vgprs_at_most(int count) { return set(max_vgprs, count, count > 0, "vgprs_at_most() needs a count > 0"); }
   resource_bound& spills_none() {
@@ -88,6 +92,9 @@ struct resource_bound {
   resource_bound& lds_at_most(long long bytes) { return set(max_lds_bytes, bytes, bytes >= 0, "lds_at_most() needs bytes >= 0"); }
   resource_bound& waves_at_least(int waves) {
     return set(min_waves_per_simd, waves, waves >= 1 && waves <= 10, "waves_at_least() needs 1 to 10 waves per SIMD");
+  }
+  resource_bound& warps_at_least(int warps) {
+    return set(min_warps_per_sm, warps, warps >= 1 && warps <= 64, "warps_at_least() needs 1 to 64 warps per SM");
   }
 
  private:

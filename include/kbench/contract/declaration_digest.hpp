@@ -145,7 +145,8 @@ struct declaration_facts {
     lines.push_back("resources '" + r.kernels + "' on " + (r.target.empty() ? "every target" : r.target) +
                     " vgprs<=" + std::to_string(r.max_vgprs) + " no_spills=" + (r.no_spills ? "yes" : "no") +
                     " scratch<=" + std::to_string(r.max_scratch_bytes) + " lds<=" + std::to_string(r.max_lds_bytes) +
-                    " waves>=" + std::to_string(r.min_waves_per_simd));
+                    " waves>=" + std::to_string(r.min_waves_per_simd) +
+                    (r.min_warps_per_sm >= 0 ? " warps>=" + std::to_string(r.min_warps_per_sm) : std::string()));
   }
   return lines;
 }

@@ -1,7 +1,8 @@
 // kbench/decisions/occupancy.hpp: waves per SIMD of an AMD kernel from its resources, by the compiler's
-// rule for its target (LLVM's AMDGPU occupancy), and what the next step needs. HIP-free.
+// rule for its target (LLVM's AMDGPU occupancy), warps per SM of an NVIDIA kernel, and what the next step
+// needs. HIP-free.
 //
-// The rule, per SIMD: registers are allocated in granules, and the register file holds
+// AMD, per SIMD: registers are allocated in granules, and the register file holds
 // floor(file / allocated) waves, at most the target's maximum; SGPRs allow 10 waves up to 80, 9 up to 88,
 // 8 up to 100 and 7 beyond (the gfx9 family); static LDS allows as many work-groups as fit in a CU's LDS
 // (at most 16, or the CU's wave slots for one-wave groups), their waves, ceil(work-group size / 64) each,
@@ -16,6 +17,18 @@
 //   gfx950           as gfx942, with 160 KiB of LDS a CU
 // So on gfx906 64 VGPRs give 4 waves and 80 give 3 (5 need 48 or fewer); on gfx90a 64 give 8, 80 give 6,
 // 96 give 5. The HIP runtime's occupancy API counts whole blocks and may differ.
+//
+// NVIDIA, per SM: 65536 registers, allocated 256 at a time to a warp (a thread's count times 32, rounded
+// up), so the file holds floor(65536 / allocated) warps, at most the architecture's maximum; static shared
+// memory, with the 1 KiB a block reserves from sm_80 on, allows as many blocks as fit in the SM's shared
+// memory (at its largest carve-out), at most the architecture's blocks, of ceil(block / 32) warps each, at
+// the kernel's largest block (its launch bound, else 1024). Before whole blocks, as AMD's waves: the
+// runtime's occupancy for a given block size may be lower. Architectures (the CUDA programming guide):
+//   sm_75                    32 warps, 64 KiB of shared memory, 16 blocks, nothing reserved
+//   sm_80, sm_87             64 / 48 warps, 164 KiB, 32 / 16 blocks
+//   sm_86, sm_89, sm_120     48 warps, 100 KiB, 16 / 24 / 32 blocks
+//   sm_90, sm_100, sm_103    64 warps, 228 KiB, 32 blocks
+// So on sm_90 64 registers give 32 warps, 56 give 36, 128 give 16.
 #pragma once
 
 #include <algorithm>
@@ -47,18 +60,18 @@ struct amd_occupancy_rule {
   return std::nullopt;
 }
 
-struct amd_occupancy {
-  int waves = 0;                 // per SIMD
-  std::string limiter;           // "VGPRs", "SGPRs", "LDS" or "the target's maximum"
-  int vgprs_for_next_wave = -1;  // the most VGPRs that give one more wave; -1 when VGPRs do not limit
+struct kernel_occupancy {
+  int waves = 0;                 // per SIMD (AMD), warps per SM (NVIDIA)
+  std::string limiter;           // "VGPRs", "SGPRs", "LDS" (NVIDIA: "registers", "shared memory") or "the target's maximum"
+  int vgprs_for_next_wave = -1;  // the most VGPRs (registers) that give one more; -1 when they do not limit
 };
 
 // Waves per SIMD of a kernel with these resources under `rule`.
-[[nodiscard]] inline amd_occupancy amd_waves_per_simd(const amd_occupancy_rule& rule, int vgprs, int agprs, int sgprs,
+[[nodiscard]] inline kernel_occupancy amd_waves_per_simd(const amd_occupancy_rule& rule, int vgprs, int agprs, int sgprs,
                                                       long long lds_bytes, int workgroup_size) {
   const int registers = std::max(rule.separate_agprs ? std::max(vgprs, agprs) : vgprs, 1);
   const int allocated = (registers + rule.granule - 1) / rule.granule * rule.granule;
-  amd_occupancy o;
+  kernel_occupancy o;
   o.waves = rule.max_waves;
   o.limiter = "the target's maximum";
   auto limit = [&](int waves, const char* by) {
@@ -82,8 +95,59 @@ struct amd_occupancy {
   return o;
 }
 
+struct nvidia_occupancy_rule {
+  int max_warps = 64;
+  long long shared_per_sm = 233472;  // the largest carve-out
+  int max_blocks = 32;
+  long long reserved_per_block = 1024;
+};
+
+// The rule of an NVIDIA architecture ("sm_90", "sm_90a"); none for one kbench has no rule for.
+[[nodiscard]] inline std::optional<nvidia_occupancy_rule> nvidia_rule(const std::string& target) {
+  std::string arch = target.substr(0, target.find_first_not_of("sm_0123456789"));
+  if (arch == "sm_75") return nvidia_occupancy_rule{32, 65536, 16, 0};
+  if (arch == "sm_80") return nvidia_occupancy_rule{64, 167936, 32, 1024};
+  if (arch == "sm_87") return nvidia_occupancy_rule{48, 167936, 16, 1024};
+  if (arch == "sm_86") return nvidia_occupancy_rule{48, 102400, 16, 1024};
+  if (arch == "sm_89") return nvidia_occupancy_rule{48, 102400, 24, 1024};
+  if (arch == "sm_120") return nvidia_occupancy_rule{48, 102400, 32, 1024};
+  if (arch == "sm_90" || arch == "sm_100" || arch == "sm_103") return nvidia_occupancy_rule{};
+  return std::nullopt;
+}
+
+// Warps per SM of a kernel with these resources under `rule`.
+[[nodiscard]] inline kernel_occupancy nvidia_warps_per_sm(const nvidia_occupancy_rule& rule, int registers,
+                                                          long long shared_bytes, int block_size) {
+  constexpr int file = 65536, unit = 256, lanes = 32;
+  const int allocated = (std::max(registers, 1) * lanes + unit - 1) / unit * unit;
+  kernel_occupancy o;
+  o.waves = rule.max_warps;
+  o.limiter = "the target's maximum";
+  auto limit = [&](int warps, const char* by) {
+    if (warps < o.waves) {
+      o.waves = warps;
+      o.limiter = by;
+    }
+  };
+  limit(file / allocated, "registers");
+  if (shared_bytes > 0) {
+    const long long warps_per_block = (std::max(block_size, 1) + lanes - 1) / lanes;
+    const long long blocks = std::min<long long>(rule.shared_per_sm / (shared_bytes + rule.reserved_per_block), rule.max_blocks);
+    limit(static_cast<int>(std::clamp<long long>(blocks * warps_per_block, 0, rule.max_warps)), "shared memory");
+  }
+  if (o.limiter == "registers" && o.waves < rule.max_warps) {
+    o.vgprs_for_next_wave = file / (o.waves + 1) / unit * unit / lanes;
+  }
+  return o;
+}
+
 // A kernel's occupancy by its target's rule, at its largest work-group; none for a target without one.
-[[nodiscard]] inline std::optional<amd_occupancy> occupancy_of(const kernel_resources& k) {
+[[nodiscard]] inline std::optional<kernel_occupancy> occupancy_of(const kernel_resources& k) {
+  if (nvidia_target(k.target)) {
+    const std::optional<nvidia_occupancy_rule> rule = nvidia_rule(k.target);
+    if (!rule) return std::nullopt;
+    return nvidia_warps_per_sm(*rule, k.vgprs, k.lds_bytes, k.max_workgroup_size);
+  }
   const std::optional<amd_occupancy_rule> rule = occupancy_rule(k.target);
   if (!rule) return std::nullopt;
   return amd_waves_per_simd(*rule, k.vgprs, k.agprs, k.sgprs, k.lds_bytes, k.max_workgroup_size);

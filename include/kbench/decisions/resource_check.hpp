@@ -35,28 +35,37 @@ namespace kbench {
     auto fail = [&](const std::string& figure, const std::string& limit) {
       failures.push_back(fmt::format("{}: {} on {}: {}, bound {}", case_label, name, target, figure, limit));
     };
+    const bool nvidia = nvidia_target(target);
+    const char* registers = nvidia ? "registers" : "VGPRs";
     if (bound.max_vgprs >= 0 && k.vgprs > bound.max_vgprs) {
-      fail(fmt::format("{} VGPRs", k.vgprs), fmt::format("at most {}", bound.max_vgprs));
+      fail(fmt::format("{} {}", k.vgprs, registers), fmt::format("at most {}", bound.max_vgprs));
     }
-    if (bound.no_spills && (k.vgpr_spills > 0 || k.sgpr_spills > 0)) {
+    if (bound.no_spills && nvidia && k.scratch_bytes > 0) {
+      fail(fmt::format("{} bytes of stack a thread (a cubin does not tell spills from local arrays)", k.scratch_bytes),
+           "no spills");
+    } else if (bound.no_spills && (k.vgpr_spills > 0 || k.sgpr_spills > 0)) {
       fail(fmt::format("{} VGPRs and {} SGPRs spilled", k.vgpr_spills, k.sgpr_spills), "no spills");
     }
     if (bound.max_scratch_bytes >= 0 && (k.scratch_bytes > bound.max_scratch_bytes || k.dynamic_stack)) {
-      fail(fmt::format("{} bytes of scratch a work-item{}", k.scratch_bytes, k.dynamic_stack ? " and a dynamic stack" : ""),
+      fail(fmt::format("{} bytes of {} a {}{}", k.scratch_bytes, nvidia ? "stack" : "scratch", nvidia ? "thread" : "work-item",
+                       k.dynamic_stack ? " and a dynamic stack" : ""),
            fmt::format("at most {}", bound.max_scratch_bytes));
     }
     if (bound.max_lds_bytes >= 0 && k.lds_bytes > bound.max_lds_bytes) {
-      fail(fmt::format("{} bytes of LDS", k.lds_bytes), fmt::format("at most {}", bound.max_lds_bytes));
+      fail(fmt::format("{} bytes of {}", k.lds_bytes, nvidia ? "static shared memory" : "LDS"),
+           fmt::format("at most {}", bound.max_lds_bytes));
     }
-    if (bound.min_waves_per_simd >= 0) {
-      const std::optional<amd_occupancy> o = occupancy_of(k);
+    const int least = nvidia ? bound.min_warps_per_sm : bound.min_waves_per_simd;
+    if (least >= 0) {
+      const char* unit = nvidia ? "warps per SM" : "waves per SIMD";
+      const std::optional<kernel_occupancy> o = occupancy_of(k);
       if (!o) {
-        fail("waves per SIMD unknown (kbench has no occupancy rule for the target)",
-             fmt::format("at least {}", bound.min_waves_per_simd));
-      } else if (o->waves < bound.min_waves_per_simd) {
-        const std::string next = o->vgprs_for_next_wave >= 0 ? fmt::format("; {} VGPRs give one more", o->vgprs_for_next_wave) : "";
-        fail(fmt::format("{} waves per SIMD, limited by {} ({} VGPRs{})", o->waves, o->limiter, k.vgprs, next),
-             fmt::format("at least {}", bound.min_waves_per_simd));
+        fail(fmt::format("{} unknown (kbench has no occupancy rule for the target)", unit), fmt::format("at least {}", least));
+      } else if (o->waves < least) {
+        const std::string next =
+            o->vgprs_for_next_wave >= 0 ? fmt::format("; {} {} give one more", o->vgprs_for_next_wave, registers) : "";
+        fail(fmt::format("{} {}, limited by {} ({} {}{})", o->waves, unit, o->limiter, k.vgprs, registers, next),
+             fmt::format("at least {}", least));
       }
     }
   }

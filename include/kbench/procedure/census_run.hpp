@@ -354,6 +354,7 @@ inline void time_nodes(listed_nodes& listed, const cold_start& before, hipStream
   case_census c;
   c.platform = g.platform;
   c.profiler_launches = plan.profiled;
+  c.profiler_ranges = profiler_ranges();
   for (const side target : {side::reference, side::optimized}) {
     if (target == side::reference && !buffers.has_device_reference()) continue;
     census_side taken = take_census(buffers, target, before, floor, plan.samples);

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "case_lifecycle.hpp"
+#include "resource_listing.hpp"
 
 namespace kbench {
 namespace detail {
@@ -86,6 +87,7 @@ class perf_mode : public case_mode {
     if (outcome.after) record.checks.push_back(*outcome.after);
     record.timing = outcome.timing;
     record.census = outcome.census;
+    if (record.census) join_built_resources(*record.census, g.arch);
     record.stage_seconds = outcome.stage_seconds;
     for (const seed_result* r : {&outcome.before, outcome.after ? &*outcome.after : nullptr}) {
       if (r && !r->passed()) std::fputs(format_seed_result(record.case_name, record.shape, *r).c_str(), stdout);

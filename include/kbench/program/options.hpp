@@ -43,11 +43,13 @@ inline std::uint64_t parse_seed(const std::string& text) {
 // Every option with its default and its environment variable, for --help.
 inline std::string describe_options(const CLI::App& app) {
   std::string text =
-      "usage: <program> correctness|perf|list [options] [Catch2 or Google Benchmark options]\n"
+      "usage: <program> correctness|perf|census|list|resources [options] [Catch2 or Google Benchmark options]\n"
       "  correctness  check every case at every shape (Catch2)\n"
       "  perf         check, time, census, check again (Google Benchmark)\n"
       "  census       check, then list the kernels each side launches, their resources and times\n"
       "  list         the cases, their shapes and buffers (no GPU needed)\n"
+      "  resources    every kernel's registers, shared memory (LDS), stack (scratch) and occupancy, per target,\n"
+      "               read from the program itself, and the cases' resource bounds (no GPU needed)\n"
       "exit status: 0 passed, 1 failed, 2 bad usage, 77 skipped (no usable GPU, or nothing left to run)\n\n"
       "kbench options (the command line wins over the environment):\n";
   for (const CLI::Option* option : app.get_options()) {

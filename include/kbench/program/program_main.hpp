@@ -5,8 +5,9 @@
 //   <program> perf        [kbench options] [Google Benchmark options]
 //   <program> census      [kbench options]                    a check, then the kernels each side launches
 //   <program> list                                            the cases, their shapes and buffers
-//   <program> resources   [--json <path>]                     every kernel's registers, LDS, scratch and
-//                                                             waves per SIMD, per target, with no GPU
+//   <program> resources   [--json <path>]                     every kernel's registers, LDS (shared memory),
+//                                                             scratch (stack) and waves per SIMD (warps per
+//                                                             SM), per target, with no GPU
 //   <program> [mode] --help                                   kbench's options, then the framework's
 //
 // Exit status: 0 passed; 1 failed (a wrong kernel, a broken test, a flagged timing, a HIP error); 2 bad
@@ -97,12 +98,19 @@ int finish(const char* program, const run_options& options, int framework_status
 }
 
 // Lists every case and shape, instantiating each declaration on the host (no GPU needed), so a broken
-// declaration is an error here too.
+// declaration is an error here too, naming the case and shape; so is a registered shape with a dimension
+// the case never asks for (its label would name a shape that is not what ran).
 inline int run_list(const run_options& options) {
   for (const case_registration& reg : registered_cases()) {
     for (const kbench::shape& s : run_shapes(reg, options)) {
+      std::vector<declared_buffer> declared;
+      try {
+        declared = declare_on_host(reg, s, true);
+      } catch (const usage_error& e) {
+        throw usage_error(case_label(reg.name(), s) + ": " + e.what());
+      }
       std::string buffers;
-      for (const declared_buffer& b : declare_on_host(reg, s)) {
+      for (const declared_buffer& b : declared) {
         const char* role = role_name(b.role);
         const std::string array = b.sized_when_opened ? fmt::format("{} [sized on the GPU]", info(b.type).name)
                                                       : describe_array(b.type, b.extents);
@@ -152,6 +160,7 @@ class census_mode : public case_mode {
       return;
     }
     record.census = instance.census(options_, g);
+    join_built_resources(*record.census, g.arch);
     std::fputs(format_census(case_label(record.case_name, record.shape), *record.census).c_str(), stdout);
     record.verdict = any_failing(record.census->findings) ? case_verdict::fail : case_verdict::pass;
     if (record.verdict == case_verdict::fail) record.message = record.census->findings.front().text;

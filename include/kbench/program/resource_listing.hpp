@@ -1,11 +1,13 @@
 // kbench/program/resource_listing.hpp: `<program> resources`, every kernel of every target the program
-// carries with its registers, spills, LDS, scratch and waves per SIMD, read from the program itself
-// (code_objects.hpp) by the target's occupancy rule (occupancy.hpp); then every case's resource bounds
-// (kernel_case::expect_resources) checked against them (resource_check.hpp). Needs no GPU. HIP-free.
+// carries with its registers, spills, LDS, scratch and waves per SIMD (NVIDIA: registers, shared memory,
+// stack and warps per SM), read from the program itself (code_objects.hpp) by the target's occupancy rule
+// (occupancy.hpp); then every case's resource bounds (kernel_case::expect_resources) checked against them
+// (resource_check.hpp). Needs no GPU. The same figures join the census's (join_built_resources). HIP-free.
 #pragma once
 
 #include <algorithm>
 #include <cstdio>
+#include <exception>
 #include <fstream>
 #include <optional>
 #include <string>
@@ -20,58 +22,94 @@
 #include "../detail/demangle.hpp"
 #include "../engines/code_objects.hpp"
 #include "../procedure.hpp"
+#include "../results/census.hpp"
 #include "../results/report.hpp"
 #include "program.hpp"
 
 namespace kbench {
 namespace detail {
 
-// The table, by target: waves per SIMD, what limits them, the VGPRs of the next step, the resources.
+// The table, by target: waves per SIMD (warps per SM on NVIDIA), what limits them, the VGPRs (registers)
+// of the next step, the resources.
+// The program's own kernels first, then kbench's (its fills, comparisons and probes), under a line of
+// their own.
 [[nodiscard]] inline std::string format_resources(std::vector<kernel_resources> kernels) {
-  std::stable_sort(kernels.begin(), kernels.end(),
-                   [](const kernel_resources& a, const kernel_resources& b) { return a.target < b.target; });
+  auto kbench_own = [](const kernel_resources& k) { return demangled(k.name).find("kbench::") != std::string::npos; };
+  std::stable_sort(kernels.begin(), kernels.end(), [&](const kernel_resources& a, const kernel_resources& b) {
+    return a.target != b.target ? a.target < b.target : !kbench_own(a) && kbench_own(b);
+  });
   std::string out;
   std::string target;
+  bool own_listed = false;
   for (const kernel_resources& k : kernels) {
+    const bool nvidia = nvidia_target(k.target);
+    if (k.target == target && kbench_own(k) && !own_listed) {
+      out += "  kbench's own kernels (its fills, comparisons and probes):\n";
+      own_listed = true;
+    }
     if (k.target != target) {
       target = k.target;
-      out += fmt::format("{}\n  {:>5}  {:<20}  {:>9}  {:>4}  {:>4}  {:>4}  {:>11}  {:>6}  {:>7}  {}\n", target,
-                         "waves", "limited by", "next wave", "VGPR", "AGPR", "SGPR", "spills v/s", "LDS", "scratch",
-                         "kernel");
+      own_listed = kbench_own(k);
+      if (nvidia) {
+        out += fmt::format("{}\n  {:>5}  {:<20}  {:>9}  {:>9}  {:>6}  {:>7}  {}\n", target, "warps", "limited by",
+                           "next warp", "registers", "shared", "stack", "kernel");
+      } else {
+        out += fmt::format("{}\n  {:>5}  {:<20}  {:>9}  {:>4}  {:>4}  {:>4}  {:>11}  {:>6}  {:>7}  {}\n", target,
+                           "waves", "limited by", "next wave", "VGPR", "AGPR", "SGPR", "spills v/s", "LDS", "scratch",
+                           "kernel");
+      }
     }
-    const std::optional<amd_occupancy> o = occupancy_of(k);
+    const std::optional<kernel_occupancy> o = occupancy_of(k);
     const std::string next = o && o->vgprs_for_next_wave >= 0 ? fmt::format("<= {}", o->vgprs_for_next_wave) : "-";
-    out += fmt::format("  {:>5}  {:<20}  {:>9}  {:>4}  {:>4}  {:>4}  {:>11}  {:>6}  {:>7}  {}\n",
-                       o ? std::to_string(o->waves) : "?", o ? o->limiter : "no rule for the target", next, k.vgprs,
-                       k.agprs >= 0 ? std::to_string(k.agprs) : "-", k.sgprs,
-                       fmt::format("{}/{}", k.vgpr_spills, k.sgpr_spills), k.lds_bytes,
-                       fmt::format("{}{}", k.scratch_bytes, k.dynamic_stack ? "+" : ""), demangled(k.name));
+    const std::string waves = o ? std::to_string(o->waves) : "?";
+    const std::string limiter = o ? o->limiter : "no rule for the target";
+    if (nvidia) {
+      out += fmt::format("  {:>5}  {:<20}  {:>9}  {:>9}  {:>6}  {:>7}  {}\n", waves, limiter, next, k.vgprs, k.lds_bytes,
+                         k.scratch_bytes, demangled(k.name));
+    } else {
+      out += fmt::format("  {:>5}  {:<20}  {:>9}  {:>4}  {:>4}  {:>4}  {:>11}  {:>6}  {:>7}  {}\n", waves, limiter, next,
+                         k.vgprs, k.agprs >= 0 ? std::to_string(k.agprs) : "-", k.sgprs,
+                         fmt::format("{}/{}", k.vgpr_spills, k.sgpr_spills), k.lds_bytes,
+                         fmt::format("{}{}", k.scratch_bytes, k.dynamic_stack ? "+" : ""), demangled(k.name));
+    }
   }
   return out;
 }
 
+// The listing as JSON, each kernel with its platform's figures: AMD's VGPRs, AGPRs, SGPRs, spills, LDS,
+// scratch and waves per SIMD; NVIDIA's registers, shared memory, stack and warps per SM.
 [[nodiscard]] inline nlohmann::ordered_json resources_json(const std::string& program,
                                                            const std::vector<kernel_resources>& kernels) {
+  auto or_null = [](bool known, auto value) { return known ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr); };
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const kernel_resources& k : kernels) {
-    const std::optional<amd_occupancy> o = occupancy_of(k);
-    all.push_back({{"target", k.target},
-                   {"name", demangled(k.name)},
-                   {"symbol", k.name},
-                   {"vgprs", k.vgprs},
-                   {"agprs", k.agprs >= 0 ? nlohmann::ordered_json(k.agprs) : nlohmann::ordered_json(nullptr)},
-                   {"sgprs", k.sgprs},
-                   {"vgpr_spills", k.vgpr_spills},
-                   {"sgpr_spills", k.sgpr_spills},
-                   {"lds_bytes", k.lds_bytes},
-                   {"scratch_bytes", k.scratch_bytes},
-                   {"dynamic_stack", k.dynamic_stack},
-                   {"wavefront_size", k.wavefront_size},
-                   {"max_workgroup_size", k.max_workgroup_size},
-                   {"waves_per_simd", o ? nlohmann::ordered_json(o->waves) : nlohmann::ordered_json(nullptr)},
-                   {"limited_by", o ? nlohmann::ordered_json(o->limiter) : nlohmann::ordered_json(nullptr)},
-                   {"vgprs_for_next_wave", o && o->vgprs_for_next_wave >= 0 ? nlohmann::ordered_json(o->vgprs_for_next_wave)
-                                                                             : nlohmann::ordered_json(nullptr)}});
+    const std::optional<kernel_occupancy> o = occupancy_of(k);
+    const bool next = o && o->vgprs_for_next_wave >= 0;
+    nlohmann::ordered_json kernel = {{"target", k.target}, {"name", demangled(k.name)}, {"symbol", k.name}};
+    if (nvidia_target(k.target)) {
+      kernel["registers"] = k.vgprs;
+      kernel["shared_bytes"] = k.lds_bytes;
+      kernel["stack_bytes"] = k.scratch_bytes;
+      kernel["max_block_size"] = k.max_workgroup_size;
+      kernel["warps_per_sm"] = or_null(o.has_value(), o ? o->waves : 0);
+      kernel["limited_by"] = or_null(o.has_value(), o ? o->limiter : "");
+      kernel["registers_for_next_warp"] = or_null(next, next ? o->vgprs_for_next_wave : 0);
+    } else {
+      kernel["vgprs"] = k.vgprs;
+      kernel["agprs"] = or_null(k.agprs >= 0, k.agprs);
+      kernel["sgprs"] = k.sgprs;
+      kernel["vgpr_spills"] = k.vgpr_spills;
+      kernel["sgpr_spills"] = k.sgpr_spills;
+      kernel["lds_bytes"] = k.lds_bytes;
+      kernel["scratch_bytes"] = k.scratch_bytes;
+      kernel["dynamic_stack"] = k.dynamic_stack;
+      kernel["wavefront_size"] = k.wavefront_size;
+      kernel["max_workgroup_size"] = k.max_workgroup_size;
+      kernel["waves_per_simd"] = or_null(o.has_value(), o ? o->waves : 0);
+      kernel["limited_by"] = or_null(o.has_value(), o ? o->limiter : "");
+      kernel["vgprs_for_next_wave"] = or_null(next, next ? o->vgprs_for_next_wave : 0);
+    }
+    all.push_back(std::move(kernel));
   }
   return {{"schema", "kbench-resources/1"}, {"program", program}, {"kernels", all}};
 }
@@ -84,7 +122,7 @@ namespace detail {
   auto same = [](const resource_bound& a, const resource_bound& b) {
     return a.kernels == b.kernels && a.target == b.target && a.max_vgprs == b.max_vgprs && a.no_spills == b.no_spills &&
            a.max_scratch_bytes == b.max_scratch_bytes && a.max_lds_bytes == b.max_lds_bytes &&
-           a.min_waves_per_simd == b.min_waves_per_simd;
+           a.min_waves_per_simd == b.min_waves_per_simd && a.min_warps_per_sm == b.min_warps_per_sm;
   };
   std::vector<std::string> failures;
   for (const case_registration& reg : registered_cases()) {
@@ -101,6 +139,51 @@ namespace detail {
     }
   }
   return failures;
+}
+
+// The figures of the program's own device code for the device's target (`arch`: "sm_90",
+// "gfx90a:sramecc+:xnack-"), joined to each census kernel by symbol, so that the census shows them beside
+// the runtime's; a note where the runtime's registers or static shared memory differ (the device runs
+// other code than the build made: compiled at load from PTX, say), and one when the program cannot be read.
+inline void join_built_resources(case_census& c, const std::string& arch) {
+  struct listing {
+    std::vector<kernel_resources> kernels;
+    std::string problem;
+  };
+  static const listing built = [] {
+    listing l;
+    try {
+      l.kernels = read_kernel_resources("/proc/self/exe");
+    } catch (const std::exception& e) {
+      l.problem = e.what();
+    }
+    return l;
+  }();
+  if (!built.problem.empty()) {
+    c.findings.push_back({finding_kind::note, "the census shows no figures of the build: " + built.problem});
+    return;
+  }
+  const std::string target = target_base(arch);
+  for (census_side* side : {c.reference ? &*c.reference : nullptr, &c.optimized}) {
+    if (side == nullptr) continue;
+    for (census_kernel& k : side->kernels) {
+      const auto it = std::find_if(built.kernels.begin(), built.kernels.end(), [&](const kernel_resources& r) {
+        return r.name == k.symbol && target_base(r.target) == target;
+      });
+      if (it == built.kernels.end()) continue;  // a kernel of a library the program loads, or no code for the target
+      k.built_registers = it->vgprs;
+      k.built_static_shared_bytes = it->lds_bytes;
+      k.built_local_bytes = it->scratch_bytes;
+      if ((k.registers >= 0 && k.registers != it->vgprs) ||
+          (k.static_shared_bytes >= 0 && k.static_shared_bytes != it->lds_bytes)) {
+        c.findings.push_back({finding_kind::note,
+                              fmt::format("{}: the runtime gives {} registers and {} bytes of static shared memory, the "
+                                          "program's device code for {} {} and {} (the device runs other code than "
+                                          "the build made?)",
+                                          k.name, k.registers, k.static_shared_bytes, target, it->vgprs, it->lds_bytes)});
+      }
+    }
+  }
 }
 
 // `<program> resources [--json <path>]`: the table, the JSON where asked, then the bounds: 1 when one is

@@ -30,6 +30,11 @@ struct census_kernel {
   long long static_shared_bytes = -1;  // shared memory / LDS declared in the kernel
   long long local_bytes = -1;        // local (NVIDIA) or scratch (AMD) memory per thread: spills, or stack arrays
   int max_threads_per_block = -1;
+  // The same figures as the program's own device code for the device's target gives them, joined by symbol
+  // (program/resource_listing.hpp; -1: no such kernel in it, or it could not be read).
+  int built_registers = -1;
+  long long built_static_shared_bytes = -1;
+  long long built_local_bytes = -1;  // the stack (NVIDIA: with the functions the kernel calls) or scratch
   // Theoretical occupancy at the launched block size: blocks resident per compute unit, the waves (warps)
   // they bring, and their share of the most a compute unit holds.
   int blocks_per_unit = -1;
@@ -70,6 +75,7 @@ struct case_census {
   census_side optimized;
   std::string platform;  // "amd" (waves per SIMD) or "nvidia" (warps per SM)
   int profiler_launches = 0;  // launches of each side inside its profiler range, after the census
+  std::string profiler_ranges;  // what marks those ranges ("NVTX", "roctx"), or why nothing does
   std::vector<finding> findings;  // what contradicts the case's expectations (judge_census)
 };
 
@@ -85,9 +91,9 @@ inline std::string format_census_side(const char* title, const census_side& side
                                 side.kernels.size() == 1 ? "" : "s", side.copies, side.copies == 1 ? "y" : "ies",
                                 side.memsets, side.memsets == 1 ? "" : "s",
                                 side.other ? fmt::format(", {} other operations", side.other) : std::string());
-  constexpr const char* row = "    {:>9} {:>9} {:>6}  {:>20} {:>12} {:>5} {:>7} {:>6} {:>9} {:>7}  {}\n";
+  constexpr const char* row = "    {:>9} {:>9} {:>6}  {:>20} {:>12} {:>5} {:>7} {:>6} {:>9} {:>7} {:>15}  {}\n";
   out += fmt::format(row, "us alone", "in side", "share", "grid", "block", "regs", "shared", "local",
-                     amd ? "waves/SIMD" : "warps/SM", "occup.", "kernel");
+                     amd ? "waves/SIMD" : "warps/SM", "occup.", "built r/s/l", "kernel");
   const double parts = side.parts_seconds();
   for (const census_kernel& k : side.kernels) {
     const double mine = k.share_seconds();
@@ -101,7 +107,11 @@ inline std::string format_census_side(const char* title, const census_side& side
                        fmt::format("{}x{}x{}", k.block[0], k.block[1], k.block[2]),
                        k.registers < 0 ? std::string("-") : std::to_string(k.registers), format_bytes_or_dash(shared),
                        format_bytes_or_dash(k.local_bytes), residency,
-                       k.occupancy < 0 ? std::string("-") : fmt::format("{:.0f}%", 100 * k.occupancy), k.name);
+                       k.occupancy < 0 ? std::string("-") : fmt::format("{:.0f}%", 100 * k.occupancy),
+                       k.built_registers < 0 ? std::string("-")
+                                             : fmt::format("{}/{}/{}", k.built_registers, k.built_static_shared_bytes,
+                                                           k.built_local_bytes),
+                       k.name);
   }
   if (side.copies + side.memsets > 0) {
     out += fmt::format("    {:>9} {:>9}         copies and memsets together\n", format_us(side.copies_seconds), "");
@@ -117,7 +127,8 @@ inline std::string format_census_side(const char* title, const census_side& side
 }  // namespace detail
 
 // The census of a case as a table per side: kernels, counts, per-kernel cold time (alone, and in its place
-// in the side) and share, registers, shared memory (static + dynamic), local memory, occupancy.
+// in the side) and share, registers, shared memory (static + dynamic), local memory, occupancy, and the
+// registers, static shared memory and stack the program's own device code gives for the device's target.
 [[nodiscard]] inline std::string format_census(const std::string& label, const case_census& c) {
   const bool amd = c.platform == "amd";
   std::string out = fmt::format("census {}\n", label);
@@ -130,6 +141,11 @@ inline std::string format_census_side(const char* title, const census_side& side
   if (c.reference && c.reference->captured && c.optimized.captured) {
     out += fmt::format("  kernels: {} in the reference, {} in the optimized side\n", c.reference->kernels.size(),
                        c.optimized.kernels.size());
+  }
+  if (c.profiler_launches > 0) {
+    out += fmt::format("  profiler ranges \"kbench census reference\" and \"kbench census optimized\", {} launch{} of each "
+                       "side: {}\n",
+                       c.profiler_launches, c.profiler_launches == 1 ? "" : "es", c.profiler_ranges);
   }
   for (const finding& f : c.findings) out += fmt::format("  ! {}\n", f.text);
   return out;

@@ -213,6 +213,10 @@ inline json to_json(const census_side& side) {
                        {"static_shared_bytes", k.static_shared_bytes < 0 ? json(nullptr) : json(k.static_shared_bytes)},
                        {"local_bytes", k.local_bytes < 0 ? json(nullptr) : json(k.local_bytes)},
                        {"max_threads_per_block", k.max_threads_per_block < 0 ? json(nullptr) : json(k.max_threads_per_block)},
+                       {"built_registers", k.built_registers < 0 ? json(nullptr) : json(k.built_registers)},
+                       {"built_static_shared_bytes",
+                        k.built_static_shared_bytes < 0 ? json(nullptr) : json(k.built_static_shared_bytes)},
+                       {"built_local_bytes", k.built_local_bytes < 0 ? json(nullptr) : json(k.built_local_bytes)},
                        {"blocks_per_unit", k.blocks_per_unit < 0 ? json(nullptr) : json(k.blocks_per_unit)},
                        {"waves_per_unit", k.waves_per_unit < 0 ? json(nullptr) : json(k.waves_per_unit)},
                        {"waves_per_simd", optional_figure(k.waves_per_simd)},
@@ -244,6 +248,7 @@ inline json kernels_digest_json(const case_record& c) {
 inline json to_json(const case_census& c) {
   return {{"platform", c.platform},
           {"profiler_launches", c.profiler_launches},
+          {"profiler_ranges", c.profiler_ranges},
           {"reference", c.reference ? to_json(*c.reference) : json(nullptr)},
           {"optimized", to_json(c.optimized)},
           {"findings", to_json(c.findings, finding_source::census)}};

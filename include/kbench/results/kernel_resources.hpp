@@ -1,17 +1,20 @@
-// kbench/results/kernel_resources.hpp: one AMD kernel's resources on one target, as its code object
-// describes them (engines/code_objects.hpp reads them from the program). HIP-free.
+// kbench/results/kernel_resources.hpp: one kernel's resources on one target, as the device code the
+// program carries describes them (engines/code_objects.hpp reads them: an AMD code object's metadata, an
+// NVIDIA cubin's attributes). HIP-free.
 #pragma once
 
 #include <string>
 
 namespace kbench {
 
-// One kernel of one target, as its code object describes it.
+// One kernel of one target. AMD's names; on NVIDIA (target "sm_90"), vgprs are the registers of a thread,
+// lds_bytes the static shared memory, scratch_bytes the local memory of its stack, and what a cubin does
+// not record (SGPRs, spill counts) is -1.
 struct kernel_resources {
-  std::string target;  // "gfx90a", with its features if any ("gfx90a:xnack-")
-  std::string name;    // mangled, as the metadata's .name
+  std::string target;  // "gfx90a", with its features if any ("gfx90a:xnack-"); "sm_90"
+  std::string name;    // mangled, as the metadata's .name or the cubin's symbol
   int vgprs = 0;       // on gfx90a and later the unified total: architected and accumulation registers
-  int agprs = -1;      // accumulation registers; -1 where the target has none (gfx906)
+  int agprs = -1;      // accumulation registers; -1 where the target has none (gfx906, NVIDIA)
   int sgprs = 0;
   int vgpr_spills = 0;
   int sgpr_spills = 0;
@@ -21,5 +24,8 @@ struct kernel_resources {
   int wavefront_size = 64;
   int max_workgroup_size = 1024;
 };
+
+// Whether a target is NVIDIA's ("sm_90"), whose figures and occupancy rule differ from AMD's.
+[[nodiscard]] inline bool nvidia_target(const std::string& target) { return target.rfind("sm_", 0) == 0; }
 
 }  // namespace kbench
