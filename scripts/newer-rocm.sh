@@ -25,8 +25,9 @@ build=$chroot_dir$build_in         # and as this machine sees it
 src_in=/kbench                     # KBENCH_ROOT, bind-mounted read-only
 marker=$chroot_dir/.kbench-complete
 # What a complete chroot holds: when this changes, the chroot is made anew.
-# kbench's packages, and jsonschema for the results documents' schema tests.
-chroot_packages="$KBENCH_PACKAGES python3-jsonschema"
+# kbench's packages, jsonschema for the results documents' schema tests, and roctx (ROCm's profiler
+# annotations, which Debian 12 lacks), so that the census's profiler ranges are built with it here.
+chroot_packages="$KBENCH_PACKAGES python3-jsonschema libroctx-dev"
 recipe="sid + experimental (-t experimental): $(xargs <<< "$chroot_packages")"
 
 cannot_run() {
@@ -161,7 +162,7 @@ versions+=", Catch2 $(in_chroot dpkg-query -W -f='${Version}' catch2), CLI11 $(i
 say "newer ROCm: $versions, GPU_TARGETS=$targets"
 # shellcheck disable=SC2016  # dpkg-query's fields
 in_chroot dpkg-query -W -f='  ${Package} ${Version}\n' hipcc libamdhip64-dev catch2 libcli11-dev libfmt-dev \
-  libbenchmark-dev nlohmann-json3-dev cmake
+  libbenchmark-dev nlohmann-json3-dev libroctx-dev cmake
 
 # ---- the build: KBENCH_ROOT read-only at /kbench, the build folder in the chroot -----------------------
 mount_at "$chroot_dir$src_in" --bind "$KBENCH_ROOT"

@@ -384,6 +384,9 @@ TEST_CASE("a fat binary the reader does not know is an error, never an empty lis
   std::vector<unsigned char> cut = fatbin_of(cubin());
   cut.resize(cut.size() - 40);
   CHECK_THROWS_WITH(read(cut, cubins), contains("past"));
+  std::vector<unsigned char> empty_entry = fatbin_of(cubin());
+  put<std::uint32_t>(empty_entry, 16 + 4, 0);  // an entry header of 0 bytes would never advance
+  CHECK_THROWS_WITH(read(empty_entry, cubins), contains("entry whose header is 0 bytes"));
 }
 
 TEST_CASE("resource bounds on NVIDIA: registers, the stack for spills, warps per SM", "[resources]") {

@@ -62,8 +62,16 @@ struct amd_occupancy_rule {
 
 struct kernel_occupancy {
   int waves = 0;                 // per SIMD (AMD), warps per SM (NVIDIA)
-  std::string limiter;           // "VGPRs", "SGPRs", "LDS" (NVIDIA: "registers", "shared memory") or "the target's maximum"
+  std::string limiter = "the target's maximum";  // "VGPRs", "SGPRs", "LDS" (NVIDIA: "registers", "shared memory")
   int vgprs_for_next_wave = -1;  // the most VGPRs (registers) that give one more; -1 when they do not limit
+
+  // A resource that allows `allowed` waves: it limits them when that is fewer than so far.
+  void limit(int allowed, const char* by) {
+    if (allowed < waves) {
+      waves = allowed;
+      limiter = by;
+    }
+  }
 };
 
 // Waves per SIMD of a kernel with these resources under `rule`.
@@ -73,21 +81,14 @@ struct kernel_occupancy {
   const int allocated = (registers + rule.granule - 1) / rule.granule * rule.granule;
   kernel_occupancy o;
   o.waves = rule.max_waves;
-  o.limiter = "the target's maximum";
-  auto limit = [&](int waves, const char* by) {
-    if (waves < o.waves) {
-      o.waves = waves;
-      o.limiter = by;
-    }
-  };
-  limit(rule.registers_per_lane / allocated, "VGPRs");
-  limit(sgprs <= 80 ? 10 : sgprs <= 88 ? 9 : sgprs <= 100 ? 8 : 7, "SGPRs");
+  o.limit(rule.registers_per_lane / allocated, "VGPRs");
+  o.limit(sgprs <= 80 ? 10 : sgprs <= 88 ? 9 : sgprs <= 100 ? 8 : 7, "SGPRs");
   if (lds_bytes > 0) {
     const long long waves_per_group = (std::max(workgroup_size, 1) + 63) / 64;
     const long long slots = 4LL * rule.max_waves;  // wave slots of a CU
     const long long most_groups = waves_per_group == 1 ? slots : std::min(slots / waves_per_group, 16LL);
     const long long groups = std::max(std::min(rule.lds_per_cu / lds_bytes, most_groups), 1LL);
-    limit(static_cast<int>(std::clamp<long long>(groups * waves_per_group / 4, 1, rule.max_waves)), "LDS");
+    o.limit(static_cast<int>(std::clamp<long long>(groups * waves_per_group / 4, 1, rule.max_waves)), "LDS");
   }
   if (o.limiter == "VGPRs" && o.waves < rule.max_waves) {
     o.vgprs_for_next_wave = rule.registers_per_lane / (o.waves + 1) / rule.granule * rule.granule;
@@ -122,18 +123,11 @@ struct nvidia_occupancy_rule {
   const int allocated = (std::max(registers, 1) * lanes + unit - 1) / unit * unit;
   kernel_occupancy o;
   o.waves = rule.max_warps;
-  o.limiter = "the target's maximum";
-  auto limit = [&](int warps, const char* by) {
-    if (warps < o.waves) {
-      o.waves = warps;
-      o.limiter = by;
-    }
-  };
-  limit(file / allocated, "registers");
+  o.limit(file / allocated, "registers");
   if (shared_bytes > 0) {
     const long long warps_per_block = (std::max(block_size, 1) + lanes - 1) / lanes;
     const long long blocks = std::min<long long>(rule.shared_per_sm / (shared_bytes + rule.reserved_per_block), rule.max_blocks);
-    limit(static_cast<int>(std::clamp<long long>(blocks * warps_per_block, 0, rule.max_warps)), "shared memory");
+    o.limit(static_cast<int>(std::clamp<long long>(blocks * warps_per_block, 0, rule.max_warps)), "shared memory");
   }
   if (o.limiter == "registers" && o.waves < rule.max_warps) {
     o.vgprs_for_next_wave = file / (o.waves + 1) / unit * unit / lanes;

@@ -308,18 +308,20 @@ inline std::vector<kernel_resources> nv_fatbin_kernels(const byte_view& section,
     }
     const std::size_t header = section.at<std::uint16_t>(at + 6);
     const auto size = static_cast<std::size_t>(section.at<std::uint64_t>(at + 8));
+    if (header < 16) throw error(section.what() + ": a fat binary whose header is " + std::to_string(header) + " bytes");
     const byte_view fatbin = section.sub(at, header + size, "a fat binary");
     for (std::size_t entry = header; entry + 64 <= fatbin.size();) {
       const std::uint16_t kind = fatbin.at<std::uint16_t>(entry);
       const std::size_t entry_header = fatbin.at<std::uint32_t>(entry + 4);
       const auto payload = static_cast<std::size_t>(fatbin.at<std::uint64_t>(entry + 8));
       const std::uint32_t sm = fatbin.at<std::uint32_t>(entry + 28);
+      if (entry_header < 64) throw error(section.what() + ": a fat binary entry whose header is " + std::to_string(entry_header) + " bytes");
       if (kind == cubin_kind) {
         const std::string target = "sm_" + std::to_string(sm);
         const byte_view cubin = fatbin.sub(entry + entry_header, payload, "the cubin for " + target);
         if (cubin.size() < 4 || std::memcmp(cubin.data(), "\x7f" "ELF", 4) != 0) {
           throw error("the cubin for " + target + " is compressed (or in a format kbench does not know): build with "
-                      "nvcc -Xfatbin=-compress=false, or nvcc --no-compress, to list the resources");
+                      "nvcc --no-compress (or --compress-mode=none) to list the resources");
         }
         ++cubins;
         for (kernel_resources& k : cubin_kernels(cubin, target)) {
