@@ -418,4 +418,19 @@ TEST_CASE("resource bounds on NVIDIA: registers, the stack for spills, warps per
   CHECK_THROWS_WITH(kbench::resource_bound(b).warps_at_least(65), contains("1 to 64 warps"));
 }
 
+TEST_CASE("resources lists the program's kernels first, then kbench's own under a line of their own", "[resources]") {
+  kbench::kernel_resources own, user;
+  own.target = user.target = "gfx90a";
+  own.name = "_ZN6kbench6detail4fillEv";                       // kbench::detail::fill()
+  user.name = "_ZN5quant6kernelIN6kbench8fp8_e4m3EEEvv";      // quant::kernel<kbench::fp8_e4m3>(): the program's
+  const std::string table = kbench::detail::format_resources({own, user});
+  const std::size_t mine = table.find("quant::kernel"), line = table.find("kbench's own kernels"),
+                    theirs = table.find("kbench::detail::fill");
+  REQUIRE(mine != std::string::npos);
+  REQUIRE(line != std::string::npos);
+  REQUIRE(theirs != std::string::npos);
+  CHECK(mine < line);
+  CHECK(line < theirs);
+}
+
 }  // namespace unit_resources_test

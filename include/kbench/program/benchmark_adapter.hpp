@@ -14,7 +14,6 @@
 #include <fmt/format.h>
 
 #include "case_lifecycle.hpp"
-#include "resource_listing.hpp"
 
 namespace kbench {
 namespace detail {

@@ -176,6 +176,9 @@ inline std::vector<char*> argv_for(const char* program, std::vector<std::string>
 int run_correctness(const char* program, run_options& options);
 int run_perf(const char* program, run_options& options);
 int finish(const char* program, const run_options& options, int framework_status);
+// The build's figures beside the census's (resource_listing.hpp), defined with `<program> resources`, so
+// that the perf adapter's translation unit does not compile the code-object reader too (4 s of g++).
+void join_built_resources(case_census& c, const std::string& arch);
 
 }  // namespace detail
 

@@ -34,7 +34,8 @@ namespace detail {
 // The program's own kernels first, then kbench's (its fills, comparisons and probes), under a line of
 // their own.
 [[nodiscard]] inline std::string format_resources(std::vector<kernel_resources> kernels) {
-  auto kbench_own = [](const kernel_resources& k) { return demangled(k.name).find("kbench::") != std::string::npos; };
+  // In namespace kbench by its mangled name (a kernel of the program's may take kbench's types as arguments).
+  auto kbench_own = [](const kernel_resources& k) { return k.name.rfind("_ZN6kbench", 0) == 0; };
   std::stable_sort(kernels.begin(), kernels.end(), [&](const kernel_resources& a, const kernel_resources& b) {
     return a.target != b.target ? a.target < b.target : !kbench_own(a) && kbench_own(b);
   });
@@ -145,7 +146,7 @@ namespace detail {
 // "gfx90a:sramecc+:xnack-"), joined to each census kernel by symbol, so that the census shows them beside
 // the runtime's; a note where the runtime's registers or static shared memory differ (the device runs
 // other code than the build made: compiled at load from PTX, say), and one when the program cannot be read.
-inline void join_built_resources(case_census& c, const std::string& arch) {
+void join_built_resources(case_census& c, const std::string& arch) {  // declared in program.hpp
   struct listing {
     std::vector<kernel_resources> kernels;
     std::string problem;
