@@ -84,17 +84,13 @@ namespace detail {
   auto or_null = [](bool known, auto value) { return known ? nlohmann::ordered_json(value) : nlohmann::ordered_json(nullptr); };
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const kernel_resources& k : kernels) {
-    const std::optional<kernel_occupancy> o = occupancy_of(k);
-    const bool next = o && o->vgprs_for_next_wave >= 0;
+    const bool nvidia = nvidia_target(k.target);
     nlohmann::ordered_json kernel = {{"target", k.target}, {"name", demangled(k.name)}, {"symbol", k.name}};
-    if (nvidia_target(k.target)) {
+    if (nvidia) {
       kernel["registers"] = k.vgprs;
       kernel["shared_bytes"] = k.lds_bytes;
       kernel["stack_bytes"] = k.scratch_bytes;
       kernel["max_block_size"] = k.max_workgroup_size;
-      kernel["warps_per_sm"] = or_null(o.has_value(), o ? o->waves : 0);
-      kernel["limited_by"] = or_null(o.has_value(), o ? o->limiter : "");
-      kernel["registers_for_next_warp"] = or_null(next, next ? o->vgprs_for_next_wave : 0);
     } else {
       kernel["vgprs"] = k.vgprs;
       kernel["agprs"] = or_null(k.agprs >= 0, k.agprs);
@@ -106,10 +102,13 @@ namespace detail {
       kernel["dynamic_stack"] = k.dynamic_stack;
       kernel["wavefront_size"] = k.wavefront_size;
       kernel["max_workgroup_size"] = k.max_workgroup_size;
-      kernel["waves_per_simd"] = or_null(o.has_value(), o ? o->waves : 0);
-      kernel["limited_by"] = or_null(o.has_value(), o ? o->limiter : "");
-      kernel["vgprs_for_next_wave"] = or_null(next, next ? o->vgprs_for_next_wave : 0);
     }
+    // The occupancy, under each platform's names for it.
+    const std::optional<kernel_occupancy> o = occupancy_of(k);
+    const bool next = o && o->vgprs_for_next_wave >= 0;
+    kernel[nvidia ? "warps_per_sm" : "waves_per_simd"] = or_null(o.has_value(), o ? o->waves : 0);
+    kernel["limited_by"] = or_null(o.has_value(), o ? o->limiter : "");
+    kernel[nvidia ? "registers_for_next_warp" : "vgprs_for_next_wave"] = or_null(next, next ? o->vgprs_for_next_wave : 0);
     all.push_back(std::move(kernel));
   }
   return {{"schema", "kbench-resources/1"}, {"program", program}, {"kernels", all}};
