@@ -51,6 +51,21 @@ kbench::run_record sample_run() {
   census.reference->kernels.resize(3);
   census.optimized.captured = true;
   census.optimized.kernels.resize(1);
+  kbench::census_kernel& fused = census.optimized.kernels[0];
+  fused.name = "fused_kernel<4>";
+  fused.grid[0] = 2;
+  fused.block[0] = 256;
+  fused.dynamic_shared_bytes = 512;
+  fused.registers = 40;
+  fused.built_registers = 40;
+  fused.static_shared_bytes = 1024;
+  fused.built_static_shared_bytes = 1024;
+  fused.local_bytes = 0;
+  fused.built_local_bytes = 16;  // disagrees: the table shows both
+  fused.waves_per_unit = 48;
+  fused.occupancy = 0.75;
+  fused.median_seconds = 9e-5;
+  census.platform = "nvidia";
   run.cases[0].census = census;
   return run;
 }
@@ -64,10 +79,13 @@ std::size_t lines_starting(const std::string& text, const std::string& prefix) {
   return n;
 }
 
+// The first table: a row per case and shape (the kernels' table follows it).
+std::string case_table(const std::string& markdown) { return markdown.substr(0, markdown.find("\nKernels, from")); }
+
 }  // namespace
 
 TEST_CASE("markdown: a header, a row per case and shape, and what a median is in each mode", "[table]") {
-  const std::string md = kbench::to_markdown(document(sample_run()));
+  const std::string md = case_table(kbench::to_markdown(document(sample_run())));
   CHECK(md.rfind("| case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | "
                  "of copy | kernels | verdict | timing |\n| --- |",
                  0) == 0);
@@ -81,10 +99,27 @@ TEST_CASE("markdown: a header, a row per case and shape, and what a median is in
   CHECK_THAT(md, kbench_test::contains("[2] one launch"));
 }
 
+TEST_CASE("markdown: a census lists each kernel with its resources at run time beside the build's", "[table]") {
+  const std::string md = kbench::to_markdown(document(sample_run()));
+  CHECK_THAT(md, kbench_test::contains("| case | shape | side | kernel | alone, cold | grid | block | registers | "
+                                       "static shared | dynamic shared | local | residency | occupancy |\n"));
+  CHECK_THAT(md, kbench_test::contains("| rmsnorm | rows=2/cols=3 | optimized | fused_kernel<4> | 90.00 us | 2x1x1 | "
+                                       "256x1x1 | 40 / 40 | 1024 / 1024 | 512 | 0 / 16 | 48 warps/SM | 75% |\n"));
+  // The reference's three kernels, their figures unknown: dashes, not zeros.
+  CHECK(lines_starting(md, "| rmsnorm | rows=2/cols=3 | reference |  |  | 1x1x1 | 1x1x1 | - / - | - / - | 0 | - / - |") == 3);
+  kbench::run_record amd = sample_run();
+  amd.cases[0].census->platform = "amd";
+  amd.cases[0].census->optimized.kernels[0].waves_per_simd = 2.5;
+  CHECK_THAT(kbench::to_markdown(document(amd)), kbench_test::contains("| 2.5 waves/SIMD | 75% |\n"));
+  kbench::run_record none = sample_run();
+  none.cases[0].census.reset();
+  CHECK_THAT(kbench::to_markdown(document(none)), !kbench_test::contains("Kernels, from each census"));
+}
+
 TEST_CASE("markdown: a cell holding '|' does not split the row", "[table]") {
   kbench::run_record run = sample_run();
   run.cases[0].case_name = "a|b";
-  CHECK(lines_starting(kbench::to_markdown(document(run)), "| a\\|b | rows=2/cols=3 |") == 1);
+  CHECK(lines_starting(case_table(kbench::to_markdown(document(run))), "| a\\|b | rows=2/cols=3 |") == 1);
 }
 
 TEST_CASE("csv: a header, plain numbers, RFC 4180 quoting and CRLF", "[table]") {

@@ -103,11 +103,65 @@ inline std::string csv_field(const std::string& text) {
 
 inline std::string csv_number(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); }
 
+// A figure the runtime gave beside the one the program's own code gives for the device's target ("-" where
+// either is absent): "32 / 32". Static shared memory and stack are the build's; dynamic shared memory is the
+// launch's alone.
+inline std::string run_and_built(const nlohmann::ordered_json& kernel, const char* run_key, const char* built_key) {
+  auto figure = [&](const char* key) {
+    const std::optional<double> v = number_at(kernel, key);
+    return v ? fmt::format("{:g}", *v) : std::string("-");
+  };
+  return figure(run_key) + " / " + figure(built_key);
+}
+
+inline std::string launch_dims(const nlohmann::ordered_json& dims) {
+  if (!dims.is_array() || dims.size() != 3) return "";
+  return fmt::format("{}x{}x{}", dims[0].get<long long>(), dims[1].get<long long>(), dims[2].get<long long>());
+}
+
+// A row per kernel of each side of each case with a census: where a launch's time went and what each kernel
+// holds, at run time and as built (empty: no case had a census).
+inline std::string markdown_kernels(const nlohmann::ordered_json& results) {
+  using json = nlohmann::ordered_json;
+  std::string rows;
+  for (const json& c : results["cases"]) {
+    if (!c.contains("census") || !c["census"].is_object()) continue;
+    const json& census = c["census"];
+    const bool amd = census.value("platform", std::string()) == "amd";
+    for (const char* side : {"reference", "optimized"}) {
+      if (!census.contains(side) || !census[side].is_object() || !census[side].value("captured", false)) continue;
+      for (const json& k : census[side].at("kernels")) {
+        const std::optional<double> alone = finite_at(k, "median_seconds");
+        const std::optional<double> residency = number_at(k, amd ? "waves_per_simd" : "waves_per_unit");
+        const std::optional<double> occupancy = number_at(k, "occupancy");
+        rows += fmt::format(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            markdown_cell(c.at("case").get<std::string>()),
+            markdown_cell(shape_text_of(c)), side, markdown_cell(k.at("name").get<std::string>()),
+            alone ? format_duration(*alone) : std::string(), launch_dims(k.at("grid")), launch_dims(k.at("block")),
+            run_and_built(k, "registers", "built_registers"),
+            run_and_built(k, "static_shared_bytes", "built_static_shared_bytes"),
+            fmt::format("{}", k.value("dynamic_shared_bytes", 0LL)), run_and_built(k, "local_bytes", "built_local_bytes"),
+            residency && *residency >= 0 ? fmt::format("{:g} {}", *residency, amd ? "waves/SIMD" : "warps/SM") : "",
+            occupancy && *occupancy >= 0 ? fmt::format("{:.0f}%", 100 * *occupancy) : "");
+      }
+    }
+  }
+  if (rows.empty()) return "";
+  return "\nKernels, from each census (run / built: the runtime's figure on this device / the program's own code for "
+         "its target; bytes; local: stack or scratch per thread):\n\n"
+         "| case | shape | side | kernel | alone, cold | grid | block | registers | static shared | dynamic shared | "
+         "local | residency | occupancy |\n"
+         "| --- | --- | --- | --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n" +
+         rows;
+}
+
 }  // namespace detail
 
 // | case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | of copy | kernels |
 // verdict | timing |, with footnotes saying what a median is in the timing modes present. Kernels: one
-// launch of each side, from the census ("3 -> 1": a fusion).
+// launch of each side, from the census ("3 -> 1": a fusion); a second table lists those kernels, each with
+// its time and its resources at run time beside the build's.
 [[nodiscard]] inline std::string to_markdown(const nlohmann::ordered_json& results) {
   const std::vector<detail::table_row> rows = detail::table_rows(results);
   bool batch = false, one_launch = false;
@@ -149,7 +203,7 @@ inline std::string csv_number(const std::optional<double>& v) { return v ? fmt::
            "number.\n";
   }
   if (one_launch) out += "[2] one launch: cold mode flushes the caches before it, hot mode does not.\n";
-  return out;
+  return out + detail::markdown_kernels(results);
 }
 
 // A header row, then a row per case and shape; numbers plain (seconds, bytes per second, fractions),
