@@ -17,6 +17,7 @@
 #include "../contract/registry.hpp"
 #include "../decisions/sweep.hpp"
 #include "../procedure.hpp"
+#include "../results/kernel_resources.hpp"
 #include "../results/report.hpp"
 #include "../results/results.hpp"
 #include "completion_channel.hpp"
@@ -177,7 +178,14 @@ int run_correctness(const char* program, run_options& options);
 int run_perf(const char* program, run_options& options);
 int finish(const char* program, const run_options& options, int framework_status);
 // The build's figures beside the census's (resource_listing.hpp), defined with `<program> resources`, so
-// that the perf adapter's translation unit does not compile the code-object reader too (4 s of g++).
+// that the perf adapter's translation unit does not compile the code-object reader too (4 s of g++). The
+// program is read once, by the first call of built_resources(): the modes that take a census call it
+// before their first case, so that no case's wall time holds it.
+struct built_listing {
+  std::vector<kernel_resources> kernels;
+  std::string problem;  // why the program's device code could not be read
+};
+const built_listing& built_resources();
 void join_built_resources(case_census& c, const std::string& arch);
 
 }  // namespace detail

@@ -141,17 +141,11 @@ namespace detail {
   return failures;
 }
 
-// The figures of the program's own device code for the device's target (`arch`: "sm_90",
-// "gfx90a:sramecc+:xnack-"), joined to each census kernel by symbol, so that the census shows them beside
-// the runtime's; a note where the runtime's registers or static shared memory differ (the device runs
-// other code than the build made: compiled at load from PTX, say), and one when the program cannot be read.
-void join_built_resources(case_census& c, const std::string& arch) {  // declared in program.hpp
-  struct listing {
-    std::vector<kernel_resources> kernels;
-    std::string problem;
-  };
-  static const listing built = [] {
-    listing l;
+// The program's own device code, read once (declared in program.hpp): every kernel of every target, or why
+// the program could not be read.
+const built_listing& built_resources() {
+  static const built_listing built = [] {
+    built_listing l;
     try {
       l.kernels = read_kernel_resources("/proc/self/exe");
     } catch (const std::exception& e) {
@@ -159,6 +153,15 @@ void join_built_resources(case_census& c, const std::string& arch) {  // declare
     }
     return l;
   }();
+  return built;
+}
+
+// The figures of the program's own device code for the device's target (`arch`: "sm_90",
+// "gfx90a:sramecc+:xnack-"), joined to each census kernel by symbol, so that the census shows them beside
+// the runtime's; a note where the runtime's registers or static shared memory differ (the device runs
+// other code than the build made: compiled at load from PTX, say), and one when the program cannot be read.
+void join_built_resources(case_census& c, const std::string& arch) {  // declared in program.hpp
+  const built_listing& built = built_resources();
   if (!built.problem.empty()) {
     c.findings.push_back({finding_kind::note, "the census shows no figures of the build: " + built.problem});
     return;
