@@ -1,6 +1,8 @@
 // Hostile declarations: each is a usage error with one line that says what is wrong, found on the host
 // before any GPU work (this runs without a GPU; `<program> list` performs the same checks).
 #include <kbench/compare.hpp>
+#include <kbench/contract/kernel_case_impl.hpp>  // once per program: this one links no kbench library
+#include <kbench/contract/registry_impl.hpp>
 
 #include <string>
 

@@ -1,5 +1,6 @@
 // sweep.hpp and registry.hpp: shapes chosen at run time, axes on a registration, plain names.
 #include <kbench/contract/registry.hpp>
+#include <kbench/contract/registry_impl.hpp>  // once per program: no kbench library links into the unit tests
 #include <kbench/decisions/sweep.hpp>
 
 #include <string>

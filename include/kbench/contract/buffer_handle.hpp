@@ -72,11 +72,8 @@ distribution default_distribution() {
   }
 }
 
-[[noreturn]] inline void throw_unbound(const buffer_slot& slot, const char* what) {
-  throw usage_error(std::string("buffer '") + slot.name + "' has no " + what +
-                    " here: handles convert to memory only inside the launch (or host reference) that kbench runs; "
-                    "capture the handle, not a pointer taken from it");
-}
+// A handle used outside kbench's launch or host reference (kernel_case_impl.hpp).
+[[noreturn]] void throw_unbound(const buffer_slot& slot, const char* what);
 
 }  // namespace detail
 

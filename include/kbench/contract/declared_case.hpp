@@ -60,54 +60,15 @@ struct declared_case {
   std::size_t requires_alignment = 1;
   mutable std::vector<std::string> asked;  // dim() calls, for unasked_dimensions()
 
-  [[noreturn]] void fail(const std::string& what) const {
-    throw usage_error("case '" + name + "' [" + shape.to_string() + "] " + what);
-  }
+  [[noreturn]] void fail(const std::string& what) const;
   // A new buffer, checked: a unique name, extents > 0, addressable (kernel_case's input(), output(), inout(),
   // scratch()).
   buffer_slot& add_buffer(std::string buffer_name, buffer_role role, dtype type,
-                          std::initializer_list<std::int64_t> extents) {
-    for (const auto& b : buffers) {
-      if (b->name == buffer_name) fail("declares buffer '" + buffer_name + "' twice");
-    }
-    if (extents.size() == 0) fail("buffer '" + buffer_name + "' has no extents");
-    auto slot = std::make_unique<buffer_slot>();
-    std::size_t size = 1;
-    for (std::int64_t e : extents) {
-      if (e <= 0) {
-        fail("buffer '" + buffer_name + "' has extent " + std::to_string(e) +
-             ": every extent must be > 0 (an empty buffer tests nothing)");
-      }
-      if (size > std::numeric_limits<std::size_t>::max() / info(type).size / static_cast<std::size_t>(e)) {
-        fail("buffer '" + buffer_name + "' is too large to address");
-      }
-      size *= static_cast<std::size_t>(e);
-      slot->extents.push_back(static_cast<std::size_t>(e));
-    }
-    slot->name = std::move(buffer_name);
-    slot->role = role;
-    slot->type = type;
-    slot->size = size;
-    buffers.push_back(std::move(slot));
-    return *buffers.back();
-  }
-
+                          std::initializer_list<std::int64_t> extents);
   // A buffer whose values kbench draws (an input, or an in-place buffer), its distribution within the
   // range of its type.
   buffer_slot& add_drawn(std::string buffer_name, buffer_role role, dtype type,
-                         std::initializer_list<std::int64_t> extents, const distribution& init) {
-    buffer_slot& slot = add_buffer(std::move(buffer_name), role, type, extents);
-    if (init.shape == distribution::kind::uniform) {
-      const double largest = slot.type == dtype::f16      ? 65504.0
-                             : slot.type == dtype::f8e4m3 ? 448.0
-                                                          : std::numeric_limits<double>::max();
-      if (std::fabs(init.a) > largest || std::fabs(init.b) > largest) {
-        fail("input '" + slot.name + "': " + init.describe() + " exceeds the range of " + std::string(info(slot.type).name));
-      }
-    }
-    slot.init = init;
-    return slot;
-  }
+                         std::initializer_list<std::int64_t> extents, const distribution& init);
 
   [[nodiscard]] int device_count() const { return devices == 0 ? 1 : devices; }
   [[nodiscard]] bool has_device_reference() const { return device_reference || device_reference_on_each; }

@@ -56,11 +56,7 @@ class kernel_case {
 
   [[nodiscard]] const std::string& name() const { return declared_.name; }
   [[nodiscard]] const kbench::shape& shape() const { return declared_.shape; }
-  [[nodiscard]] std::int64_t dim(std::string_view dimension) const {
-    const std::int64_t size = declared_.shape[dimension];
-    declared_.asked.emplace_back(dimension);
-    return size;
-  }
+  [[nodiscard]] std::int64_t dim(std::string_view dimension) const;
 
   template <class T>
   [[nodiscard]] input_ref<T> input(std::string buffer_name, std::initializer_list<std::int64_t> extents,
@@ -89,10 +85,7 @@ class kernel_case {
     return scratch_ref<T>(&declared_.add_buffer(std::move(buffer_name), buffer_role::scratch, dtype_v<T>, {count}));
   }
   // `bytes` of scratch memory (a library's size query may say 0: one byte then).
-  [[nodiscard]] scratch_ref<std::uint8_t> scratch_bytes(std::string buffer_name, std::size_t bytes) {
-    if (bytes > std::size_t{INT64_MAX}) fail("scratch '" + buffer_name + "' is too large");
-    return scratch<std::uint8_t>(std::move(buffer_name), std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes)));
-  }
+  [[nodiscard]] scratch_ref<std::uint8_t> scratch_bytes(std::string buffer_name, std::size_t bytes);
   // Bytes a library asks the GPU for (CUB's query does): `query` runs when the case is opened on its GPU,
   // before any launch or capture, never when a case is only declared (`<program> list`, no GPU).
   template <class Query, class = std::enable_if_t<std::is_invocable_r_v<std::size_t, Query&>>>
@@ -106,12 +99,7 @@ class kernel_case {
   // The case spans `count` devices (1 to 64): its launches receive one stream per device (reference and
   // optimized take a `const device_streams&`), and buffers declared *_on_each live on every device, one
   // handle per device. A machine that shows fewer GPUs skips the case, saying so. Returns `count`.
-  int devices(int count) {
-    if (count < 1 || count > 64) fail("devices() needs a count from 1 to 64, got " + std::to_string(count));
-    if (declared_.devices != 0) fail("sets devices() twice");
-    declared_.devices = count;
-    return count;
-  }
+  int devices(int count);
   // The optimized (or reference) launch reads or writes other GPUs' memory: without peer access between
   // every pair of the case's distinct GPUs, the case is skipped, saying which pair.
   void requires_peer_access(bool yes = true) { declared_.requires_peer_access = yes; }
@@ -157,24 +145,12 @@ class kernel_case {
   }
 
   // The reference is either a device launch (an older kernel) or a host function computing in double.
-  void reference(launch_function launch) {
-    set_once(declared_.device_reference, std::move(launch), "reference");
-    once_per_side(declared_.device_reference_on_each, "reference");
-  }
-  void host_reference(host_function compute) { set_once(declared_.host_reference, std::move(compute), "host_reference"); }
-  void optimized(launch_function launch) {
-    set_once(declared_.optimized, std::move(launch), "optimized");
-    once_per_side(declared_.optimized_on_each, "optimized");
-  }
+  void reference(launch_function launch);
+  void host_reference(host_function compute);
+  void optimized(launch_function launch);
   // The launches of a case that spans devices: one stream per device.
-  void reference(device_launch_function launch) {
-    set_once(declared_.device_reference_on_each, std::move(launch), "reference");
-    once_per_side(declared_.device_reference, "reference");
-  }
-  void optimized(device_launch_function launch) {
-    set_once(declared_.optimized_on_each, std::move(launch), "optimized");
-    once_per_side(declared_.optimized, "optimized");
-  }
+  void reference(device_launch_function launch);
+  void optimized(device_launch_function launch);
 
   // The tolerance of every output that has none of its own; without one, the dtype's default applies.
   template <class Policy, class = std::enable_if_t<tol::is_policy_v<Policy>>>
@@ -193,58 +169,33 @@ class kernel_case {
   void require_bandwidth(double fraction_of_copy) {
     declared_.expectations.required_bandwidth = checked_work(fraction_of_copy, "require_bandwidth");
   }
-  void allow_speedup_up_to(double factor) {
-    if (!(factor >= 1.0) || !std::isfinite(factor)) fail("allow_speedup_up_to() needs a finite factor >= 1");
-    declared_.expectations.max_plausible_speedup = factor;
-  }
+  void allow_speedup_up_to(double factor);
 
   // A third party: the exact result, computed on the host in double (as host_reference() does). Against it,
   // the optimized kernel may not be materially less accurate than the (device) reference: its share of
   // elements that are not the correctly rounded value may be at most `max_ratio` times the reference's,
   // plus 0.1% of the elements. This catches a loss of precision that the tolerance lets through (fp16
   // accumulation, say), while a correct reordering of a reduction passes. Checked with the first seed.
-  void oracle(host_function compute, double max_ratio = 2.0) {
-    set_once(declared_.oracle, std::move(compute), "oracle");
-    if (!(max_ratio >= 1.0) || !std::isfinite(max_ratio)) fail("oracle() needs a finite max_ratio >= 1");
-    declared_.oracle_ratio = max_ratio;
-  }
+  void oracle(host_function compute, double max_ratio = 2.0);
 
   // The alignment (in bytes) every buffer's address must have for the optimized kernel: the correctness
   // run then moves buffers off their alignment only by multiples of it. Without it, kbench also runs the
   // optimized kernel with buffers 1, 2, 4 and 8 bytes off (those whose element size allows), which break
   // 4-, 8- and 16-byte vector accesses, and checks its outputs against the reference.
-  void requires_alignment(std::size_t bytes) {
-    if (bytes == 0 || (bytes & (bytes - 1)) != 0 || bytes > 256) fail("requires_alignment() needs a power of two up to 256");
-    declared_.requires_alignment = bytes;
-  }
+  void requires_alignment(std::size_t bytes);
 
   // What the census of one optimized launch must show (checked by the perf test, and `<program> census`):
   // the number of kernels it launches (a fusion: 1), registers per thread of each (VGPRs on AMD) at most,
   // and each one's theoretical occupancy (a fraction of the waves a compute unit holds) at least.
-  void expect_kernels(int count) {
-    if (count < 0) fail("expect_kernels() needs a count >= 0");
-    declared_.census.kernels = count;
-  }
-  void expect_registers_at_most(int registers) {
-    if (registers <= 0) fail("expect_registers_at_most() needs a count > 0");
-    declared_.census.max_registers = registers;
-  }
-  void expect_occupancy_at_least(double fraction) {
-    if (!(fraction > 0.0 && fraction <= 1.0)) fail("expect_occupancy_at_least() needs a fraction in (0, 1]");
-    declared_.census.min_occupancy = fraction;
-  }
+  void expect_kernels(int count);
+  void expect_registers_at_most(int registers);
+  void expect_occupancy_at_least(double fraction);
 
   // What the kernels whose names contain `kernels` may use on `target` ("gfx90a"; empty: every AMD target
   // built), checked from the program itself without a GPU (`<program> resources`, CTest label resources):
   //   c.expect_resources("softmax_cached_kernel<8, 8>", "gfx90a").vgprs_at_most(96).spills_none().waves_at_least(5);
   // Name the instantiations a launch picks at run time; a bound that names no kernel of a target fails.
-  resource_bound& expect_resources(std::string kernels, std::string target = "") {
-    if (kernels.empty()) fail("expect_resources() needs the kernels' names (a part of them)");
-    resource_bound b;
-    b.kernels = std::move(kernels);
-    b.target = std::move(target);
-    return declared_.resource_bounds.emplace_back(std::move(b));
-  }
+  resource_bound& expect_resources(std::string kernels, std::string target = "");
 
   // The optimized kernel gives the same bits on every run with the same inputs: a run that differs fails
   // (without it, a difference is a note: atomics may reorder a float reduction).
@@ -260,7 +211,7 @@ class kernel_case {
  private:
   friend const detail::declared_case& detail::declared(const kernel_case& c);
 
-  [[noreturn]] void fail(const std::string& what) const { declared_.fail(what); }
+  [[noreturn]] void fail(const std::string& what) const;
 
   // A buffer per device, "name[device d]", each on its logical device.
   template <class Ref, class Declare>
@@ -288,10 +239,7 @@ class kernel_case {
     target = std::move(value);
   }
 
-  double checked_work(double value, const char* what) const {
-    if (!std::isfinite(value) || value < 0.0) fail(std::string(what) + "() must be finite and >= 0");
-    return value;
-  }
+  double checked_work(double value, const char* what) const;
 
   detail::declared_case declared_;
 };

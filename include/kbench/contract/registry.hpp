@@ -30,34 +30,15 @@ class case_registration {
       : name_(std::move(name)), function_(function), file_(file), line_(line) {}
 
   // Adds a shape the case runs at. List an odd one (sizes that are not multiples of a block) too.
-  case_registration& shape(std::initializer_list<kbench::shape::dimension> dims) {
-    shapes_.emplace_back(dims);
-    return *this;
-  }
+  case_registration& shape(std::initializer_list<kbench::shape::dimension> dims);
 
   // Adds an axis: the case also runs at every combination of its axes' values (nvbench's cartesian
   // product), after the shapes given one by one.
-  case_registration& axis(std::string dimension, std::initializer_list<std::int64_t> values) {
-    for (const auto& a : axes_) {
-      if (a.first == dimension) throw usage_error("case '" + name_ + "' has axis '" + dimension + "' twice");
-    }
-    if (values.size() == 0) throw usage_error("case '" + name_ + "': axis '" + dimension + "' has no values");
-    axes_.emplace_back(std::move(dimension), std::vector<std::int64_t>(values));
-    return *this;
-  }
+  case_registration& axis(std::string dimension, std::initializer_list<std::int64_t> values);
 
   // Renames the case (by default, the function as written: `rmsnorm<kbench::bf16_t>`) to a plain name,
   // which filters, JSON keys and shells take without quoting: letters, digits, '_', '-' and '.'.
-  case_registration& name(std::string plain) {
-    if (plain.empty()) throw usage_error("case '" + name_ + "' is given an empty name");
-    for (const char c : plain) {
-      const bool plain_char = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                              c == '-' || c == '.';
-      if (!plain_char) throw usage_error("case '" + name_ + "': name '" + plain + "' holds '" + c + "'; use letters, digits, '_', '-', '.'");
-    }
-    name_ = std::move(plain);
-    return *this;
-  }
+  case_registration& name(std::string plain);
 
   [[nodiscard]] const std::string& name() const { return name_; }
   [[nodiscard]] case_function function() const { return function_; }
@@ -99,9 +80,9 @@ inline std::deque<case_registration>& registered_cases() {
   return cases;
 }
 
-inline case_registration& register_case(std::string name, case_function function, const char* file, int line) {
-  return registered_cases().emplace_back(std::move(name), function, file, line);
-}
+// Defined once per program (registry_impl.hpp), as are the verbs above that check their arguments: a test
+// file compiles calls, not their bodies.
+case_registration& register_case(std::string name, case_function function, const char* file, int line);
 
 }  // namespace kbench
 

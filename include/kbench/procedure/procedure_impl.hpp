@@ -4,6 +4,8 @@
 
 #include "../procedure.hpp"
 #include "../contract/declaration_digest.hpp"
+#include "../contract/kernel_case_impl.hpp"
+#include "../contract/registry_impl.hpp"
 #include "runner.hpp"
 
 namespace kbench {

@@ -1,0 +1,162 @@
+// kbench/contract/kernel_case_impl.hpp: the definitions of the case declaration's verbs that check their
+// arguments (kernel_case.hpp, declared_case.hpp, buffer_handle.hpp). Included by exactly one translation
+// unit of a program (procedure_impl.hpp): a test file compiles calls into them, not their checks and
+// messages (with registry_impl.hpp, 1.1 s of the 6.6 s that nvcc took for rmsnorm_test.hip on 2 cores).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "kernel_case.hpp"
+
+namespace kbench {
+namespace detail {
+
+[[noreturn]] void throw_unbound(const buffer_slot& slot, const char* what) {
+  throw usage_error(std::string("buffer '") + slot.name + "' has no " + what +
+                    " here: handles convert to memory only inside the launch (or host reference) that kbench runs; "
+                    "capture the handle, not a pointer taken from it");
+}
+
+void declared_case::fail(const std::string& what) const {
+  throw usage_error("case '" + name + "' [" + shape.to_string() + "] " + what);
+}
+
+buffer_slot& declared_case::add_buffer(std::string buffer_name, buffer_role role, dtype type,
+                                      std::initializer_list<std::int64_t> extents) {
+  for (const auto& b : buffers) {
+    if (b->name == buffer_name) fail("declares buffer '" + buffer_name + "' twice");
+  }
+  if (extents.size() == 0) fail("buffer '" + buffer_name + "' has no extents");
+  auto slot = std::make_unique<buffer_slot>();
+  std::size_t size = 1;
+  for (std::int64_t e : extents) {
+    if (e <= 0) {
+      fail("buffer '" + buffer_name + "' has extent " + std::to_string(e) +
+           ": every extent must be > 0 (an empty buffer tests nothing)");
+    }
+    if (size > std::numeric_limits<std::size_t>::max() / info(type).size / static_cast<std::size_t>(e)) {
+      fail("buffer '" + buffer_name + "' is too large to address");
+    }
+    size *= static_cast<std::size_t>(e);
+    slot->extents.push_back(static_cast<std::size_t>(e));
+  }
+  slot->name = std::move(buffer_name);
+  slot->role = role;
+  slot->type = type;
+  slot->size = size;
+  buffers.push_back(std::move(slot));
+  return *buffers.back();
+}
+
+buffer_slot& declared_case::add_drawn(std::string buffer_name, buffer_role role, dtype type,
+                                     std::initializer_list<std::int64_t> extents, const distribution& init) {
+  buffer_slot& slot = add_buffer(std::move(buffer_name), role, type, extents);
+  if (init.shape == distribution::kind::uniform) {
+    const double largest = slot.type == dtype::f16      ? 65504.0
+                           : slot.type == dtype::f8e4m3 ? 448.0
+                                                        : std::numeric_limits<double>::max();
+    if (std::fabs(init.a) > largest || std::fabs(init.b) > largest) {
+      fail("input '" + slot.name + "': " + init.describe() + " exceeds the range of " + std::string(info(slot.type).name));
+    }
+  }
+  slot.init = init;
+  return slot;
+}
+
+}  // namespace detail
+
+std::int64_t kernel_case::dim(std::string_view dimension) const {
+  const std::int64_t size = declared_.shape[dimension];
+  declared_.asked.emplace_back(dimension);
+  return size;
+}
+
+scratch_ref<std::uint8_t> kernel_case::scratch_bytes(std::string buffer_name, std::size_t bytes) {
+  if (bytes > std::size_t{INT64_MAX}) fail("scratch '" + buffer_name + "' is too large");
+  return scratch<std::uint8_t>(std::move(buffer_name), std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes)));
+}
+
+int kernel_case::devices(int count) {
+  if (count < 1 || count > 64) fail("devices() needs a count from 1 to 64, got " + std::to_string(count));
+  if (declared_.devices != 0) fail("sets devices() twice");
+  declared_.devices = count;
+  return count;
+}
+
+void kernel_case::reference(launch_function launch) {
+  set_once(declared_.device_reference, std::move(launch), "reference");
+  once_per_side(declared_.device_reference_on_each, "reference");
+}
+
+void kernel_case::host_reference(host_function compute) {
+  set_once(declared_.host_reference, std::move(compute), "host_reference");
+}
+
+void kernel_case::optimized(launch_function launch) {
+  set_once(declared_.optimized, std::move(launch), "optimized");
+  once_per_side(declared_.optimized_on_each, "optimized");
+}
+
+void kernel_case::reference(device_launch_function launch) {
+  set_once(declared_.device_reference_on_each, std::move(launch), "reference");
+  once_per_side(declared_.device_reference, "reference");
+}
+
+void kernel_case::optimized(device_launch_function launch) {
+  set_once(declared_.optimized_on_each, std::move(launch), "optimized");
+  once_per_side(declared_.optimized, "optimized");
+}
+
+void kernel_case::allow_speedup_up_to(double factor) {
+  if (!(factor >= 1.0) || !std::isfinite(factor)) fail("allow_speedup_up_to() needs a finite factor >= 1");
+  declared_.expectations.max_plausible_speedup = factor;
+}
+
+void kernel_case::oracle(host_function compute, double max_ratio) {
+  set_once(declared_.oracle, std::move(compute), "oracle");
+  if (!(max_ratio >= 1.0) || !std::isfinite(max_ratio)) fail("oracle() needs a finite max_ratio >= 1");
+  declared_.oracle_ratio = max_ratio;
+}
+
+void kernel_case::requires_alignment(std::size_t bytes) {
+  if (bytes == 0 || (bytes & (bytes - 1)) != 0 || bytes > 256) fail("requires_alignment() needs a power of two up to 256");
+  declared_.requires_alignment = bytes;
+}
+
+void kernel_case::expect_kernels(int count) {
+  if (count < 0) fail("expect_kernels() needs a count >= 0");
+  declared_.census.kernels = count;
+}
+
+void kernel_case::expect_registers_at_most(int registers) {
+  if (registers <= 0) fail("expect_registers_at_most() needs a count > 0");
+  declared_.census.max_registers = registers;
+}
+
+void kernel_case::expect_occupancy_at_least(double fraction) {
+  if (!(fraction > 0.0 && fraction <= 1.0)) fail("expect_occupancy_at_least() needs a fraction in (0, 1]");
+  declared_.census.min_occupancy = fraction;
+}
+
+resource_bound& kernel_case::expect_resources(std::string kernels, std::string target) {
+  if (kernels.empty()) fail("expect_resources() needs the kernels' names (a part of them)");
+  resource_bound b;
+  b.kernels = std::move(kernels);
+  b.target = std::move(target);
+  return declared_.resource_bounds.emplace_back(std::move(b));
+}
+
+double kernel_case::checked_work(double value, const char* what) const {
+  if (!std::isfinite(value) || value < 0.0) fail(std::string(what) + "() must be finite and >= 0");
+  return value;
+}
+
+void kernel_case::fail(const std::string& what) const { declared_.fail(what); }
+
+}  // namespace kbench
