@@ -6,6 +6,9 @@ named for what they show:
                         dimension, reference and optimized, p10-p90 bars, log-log
   <case>-bandwidth.png  the sweep's GB/s against that dimension, the device's copy bandwidth as a line
   speedups.png          every case and shape: reference / optimized median with its 95% interval
+  roofline.png          every case that declares bytes and flops: both sides at their arithmetic intensity
+                        and FLOP/s (log-log), under the device's ceilings: the memory bandwidth (the faster of
+                        copying and reading) and each measured arithmetic peak the cases use
   baseline.png          with --comparison: current / baseline median time of the optimized kernel per case,
                         with its 95% bootstrap interval, and lines at 1 and at the threshold either way; all
                         as kbench-compare computed them (`kbench-compare OLD.json NEW.json --json PATH`)
@@ -70,6 +73,8 @@ def load(path):
     doc = read_document(path, SCHEMA)
     copy = doc.get("copy_bandwidth")
     copy = finite(copy.get("bytes_per_second")) if isinstance(copy, dict) else None
+    peaks = {p["type"]: finite(p.get("flops_per_second")) for p in doc.get("compute_peaks") or []
+             if isinstance(p, dict) and isinstance(p.get("type"), str)}
     cases = []
     for i, c in enumerate(doc["cases"]):
         ok = (isinstance(c, dict) and isinstance(c.get("case"), str) and isinstance(c.get("shape"), dict)
@@ -78,7 +83,7 @@ def load(path):
         if not ok:
             raise BadInput(f"{path}: case number {i} is malformed (needs case, shape {{dim: size}} and timing)")
         cases.append({"case": c["case"], "shape": c["shape"], "verdict": c.get("verdict", ""),
-                      "timing": c.get("timing"), "copy": copy})
+                      "timing": c.get("timing"), "copy": copy, "peaks": peaks, "device": (doc.get("device") or {}).get("name")})
     return cases
 
 
@@ -223,6 +228,58 @@ def plot_speedups(plt, out, cases):
     return save(fig, plt, os.path.join(out, "speedups.png"))
 
 
+def plot_roofline(plt, out, cases):
+    """Each case with bytes and flops at its intensity; the ceilings as the first such case's run measured them."""
+    points, memory, peaks, device = [], None, {}, None
+    for c in cases:
+        t = c["timing"]
+        roof = t.get("roofline") if t else None
+        work = t.get("work") if t else None
+        if not isinstance(roof, dict) or not isinstance(work, dict):
+            continue
+        intensity, flops = finite(roof.get("intensity")), finite(work.get("flops"))
+        if not intensity or not flops:
+            continue
+        memory = memory or finite(roof.get("memory_bytes_per_second"))
+        arithmetic = work.get("flop_type", "f32") + (" (matrix units)" if work.get("matrix_units") else "")
+        if not work.get("matrix_units") and c["peaks"].get(work.get("flop_type")):
+            peaks[work["flop_type"]] = c["peaks"][work["flop_type"]]
+        device = device or c["device"]
+        for side in ("optimized", "reference"):
+            stats = side_stats(c, side)
+            if stats:
+                points.append((label(c), side, intensity, flops / stats[0], arithmetic))
+    if not points:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 5.2))
+    xs = [p[2] for p in points]
+    low, high = min(xs) / 4, max(xs) * 4
+    for peak in peaks.values():
+        if memory:
+            low, high = min(low, peak / memory / 4), max(high, peak / memory * 4)
+    grid = [low * (high / low) ** (i / 200) for i in range(201)]
+    if memory:
+        ax.plot(grid, [memory * x for x in grid], color="tab:red", linestyle="--", linewidth=1,
+                label=f"memory: {memory / 1e12:.2f} TB/s")
+    for (arithmetic, peak), style in zip(sorted(peaks.items()), ("-", "-.", ":", (0, (5, 1)))):
+        roof = [min(peak, memory * x) if memory else peak for x in grid]
+        ax.plot(grid, roof, color="black", linestyle=style, linewidth=1, label=f"{arithmetic} peak: {peak / 1e12:.1f} TFLOP/s")
+    markers = {"optimized": "o", "reference": "s"}
+    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, name in enumerate(dict.fromkeys(p[0] for p in points)):
+        for _, side, x, y, _ in (p for p in points if p[0] == name):
+            ax.plot([x], [y], marker=markers[side], linestyle="none", color=colors[i % len(colors)],
+                    fillstyle="full" if side == "optimized" else "none", label=f"{name} ({side})")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("arithmetic intensity: declared flops / declared bytes (FLOP/B)")
+    ax.set_ylabel("FLOP/s at the median time")
+    ax.set_title(f"roofline{' on ' + device if device else ''}: ceilings measured in the same run")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    return save(fig, plt, os.path.join(out, "roofline.png"))
+
+
 def load_comparison(path):
     """A comparison with a baseline as kbench-compare writes it (`--json PATH`, schema "kbench-baseline/1"):
     the ratios, their bootstrap intervals and the verdicts are kbench's, drawn as they are."""
@@ -287,6 +344,7 @@ def main():
         for name, dim, points in sweeps(cases):
             written += [plot_time(plt, args.out, name, dim, points), plot_bandwidth(plt, args.out, name, dim, points)]
         written.append(plot_speedups(plt, args.out, cases))
+        written.append(plot_roofline(plt, args.out, cases))
         if comparison is not None:
             written.append(plot_comparison(plt, args.out, comparison))
     except BadInput as e:

@@ -15,6 +15,7 @@ static void add_rmsnorm(kbench::kernel_case& c) {
   c.tolerance(x, kbench::tol::ulp{1});     // same fp32 expressions; only the order of the sum of squares differs
   c.tolerance(res, kbench::tol::exact{});  // both round the same fp32 sum x + residual
   c.bytes_moved(2.0 * (4.0 * rows * cols + cols));  // read x, residual, w; write x, residual
+  c.flops(5.0 * rows * cols);  // in fp32: the add, the square summed (an FMA), times the scale and the weight
   // No scratch on AMD; on sm_90 <fp16, 8, 2> keeps 8 bytes of stack. The variants for long rows (8 values a
   // thread) trade occupancy for registers: bf16 <8, 8> holds 153 VGPRs and 1 wave per SIMD on gfx906, 3 on
   // gfx90a; fp16 <8, 8> 113 registers and 17 warps per SM on sm_90, bf16 146 and 13.

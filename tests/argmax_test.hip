@@ -18,6 +18,7 @@ static void argmax(kbench::kernel_case& c) {
   c.optimized([=](hipStream_t s) { argmax_v2::launch<T>(logits, index, batch, vocab, s); });
   c.tolerance(kbench::tol::exact{});
   c.bytes_moved(static_cast<double>(sizeof(T)) * batch * vocab + 4.0 * batch);
+  c.flops(1.0 * batch * vocab);  // a comparison per logit, in fp32
   // Memory-bound: no scratch, and enough waves (warps) in flight to cover the latency of memory.
   c.expect_resources("argmax_v2::").spills_none().scratch_at_most(0).waves_at_least(4).warps_at_least(32);
 }

@@ -13,6 +13,7 @@ static void quant_fp8(kbench::kernel_case& c) {
   c.optimized([=](hipStream_t s) { quant_v2::launch<kbench::fp8_e4m3, kbench::fp16_t>(x, codes, scales, rows, cols, s); });
   c.tolerance(kbench::tol::exact{});  // same fp32 ops in v1 and v2: x * (448 / amax), then RNE to e4m3, so identical codes
   c.bytes_moved(2.0 * rows * cols + 1.0 * rows * cols + 4.0 * rows);
+  c.flops(2.0 * rows * cols);  // in fp32: the running maximum of |x|, then x times the scale
   // Memory-bound: no scratch, and enough waves (warps) in flight to cover the latency of memory.
   c.expect_resources("quant_v2::").spills_none().scratch_at_most(0).waves_at_least(4).warps_at_least(32);
 }

@@ -12,6 +12,7 @@ template <int version> static void reduce_sum(kbench::kernel_case& c) {
   c.optimized([=](hipStream_t s) { (version == 1 ? reduce_sum_v1::launch : reduce_sum_v2::launch)(x, sum, n, s); });
   c.tolerance(kbench::tol::relative{0x1p-24 * (std::ceil(n / (version == 1 ? 0x1p18 : 0x1p20)) + 64)});  // adds, see NOTES.md
   c.bytes_moved(4.0 * n + 4.0);
+  c.flops(1.0 * n);  // an fp32 add per element
   // Memory-bound: no scratch, and enough waves (warps) in flight to cover the latency of memory.
   c.expect_resources("reduce_sum_v2::").spills_none().scratch_at_most(0).waves_at_least(4).warps_at_least(32);
 }

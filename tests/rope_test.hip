@@ -15,6 +15,7 @@ static void rope(kbench::kernel_case& c) {
   c.optimized([=](hipStream_t s) { rope_v2::launch<T>(q, k, pos, cs, sn, t, hq, hk, d, neox != 0, s); });
   c.tolerance(kbench::tol::exact{});  // both evaluate the same explicit fmaf expressions in fp32, then round once
   c.bytes_moved(2.0 * 2 * t * (hq + hk) * d + 4.0 * t + 4.0 * d * std::min<std::int64_t>(t, 4096));
+  c.flops(3.0 * t * (hq + hk) * d);  // in fp32: a pair rotated by two FMAs and two products, 3 flops an element
   // Memory-bound: no scratch, and enough waves (warps) in flight to cover the latency of memory.
   c.expect_resources("rope_v2::").spills_none().scratch_at_most(0).waves_at_least(4).warps_at_least(32);
 }

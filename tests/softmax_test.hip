@@ -11,6 +11,7 @@ static void softmax(kbench::kernel_case& c) {  // v2 (row in registers) against 
   c.optimized([=](hipStream_t s) { softmax_v2::launch(x, y, rows, cols, s); });
   c.tolerance(kbench::tol::ulp{1});  // expf vs exp2f, sum order: ~1e-5 relative in fp32, << one fp16 step
   c.bytes_moved(2.0 * 2.0 * rows * cols);  // read x, write y
+  c.flops(5.0 * rows * cols);  // in fp32: the max, the difference, the exponential, the sum, the scale
   // The resources its authors intend, checked on AMD without a GPU (`softmax_test resources`): no spills or
   // scratch anywhere. The widest cached row (8 chunks of 8 halves a thread, in registers) trades waves for
   // one read of x: 101 VGPRs, 2 waves per SIMD on gfx906, 100 and 4 on gfx90a, kept for rows up to 16384.

@@ -28,7 +28,7 @@ run = subprocess.run([sys.executable, script, "--out", out, "--comparison", comp
 print(run.stdout + run.stderr)
 if run.returncode != 0:
     sys.exit(f"kbench-plot.py exited with {run.returncode}")
-expected = ["rmsnorm-time.png", "rmsnorm-bandwidth.png", "speedups.png", "baseline.png"]
+expected = ["rmsnorm-time.png", "rmsnorm-bandwidth.png", "speedups.png", "roofline.png", "baseline.png"]
 printed = run.stdout.split()
 problems = [f"{name}: missing or empty" for name in expected
             if not os.path.isfile(os.path.join(out, name)) or os.path.getsize(os.path.join(out, name)) == 0]

@@ -17,6 +17,12 @@
 namespace {
 
 constexpr double copy_bytes_per_second = 4.0e12;
+constexpr double read_bytes_per_second = 4.4e12;
+// An H200's vector-unit peaks, as compute_peak.hpp measures them (the datasheet: 33.5, 66.9, 133.8 TFLOP/s).
+const std::vector<kbench::compute_peak> peaks = {{kbench::dtype::f64, 33.0e12, "f64 FMA"},
+                                                 {kbench::dtype::f32, 66.0e12, "f32 FMA"},
+                                                 {kbench::dtype::f16, 131.0e12, "packed f16 FMA (two a lane)"},
+                                                 {kbench::dtype::bf16, 131.0e12, "packed bf16 FMA (two a lane)"}};
 
 // Noise with only + and *: the same numbers on every platform (std::normal_distribution is not).
 class noise {
@@ -33,8 +39,8 @@ class noise {
   std::mt19937_64 rng_;
 };
 
-kbench::timing_result timing(double optimized_seconds, double reference_seconds, double bytes, int samples,
-                             noise& n) {
+kbench::timing_result timing(double optimized_seconds, double reference_seconds, double bytes, double flops,
+                             int samples, noise& n) {
   kbench::timing_result t;
   const bool batch = optimized_seconds < 10e-6;  // what --timing auto picks
   t.mode = batch ? kbench::timing_mode::batch : kbench::timing_mode::cold;
@@ -66,7 +72,13 @@ kbench::timing_result timing(double optimized_seconds, double reference_seconds,
   t.launch_wall = t.single_launch + 6e-6;
   if (batch) t.reference_graph_operations = t.optimized_graph_operations = 100;
   t.work.bytes = bytes;
+  t.work.flops = flops;
   t.throughput = kbench::throughput_of(t.work, t.optimized.median, t.reference->median, copy_bytes_per_second);
+  kbench::roofline_ceilings ceilings;
+  ceilings.memory_bytes_per_second = read_bytes_per_second;
+  ceilings.peak = kbench::peak_for(peaks, kbench::dtype::f32);
+  ceilings.memory_binds = !batch && bytes > 2 * 60e6;
+  t.roofline = kbench::roofline_of(t.work, ceilings, t.optimized.median, t.reference->median);
   return t;
 }
 
@@ -100,7 +112,7 @@ kbench::run_record make_run(std::int64_t slow_cols, double slowdown) {
   run.iterations = 100;
   kbench::copy_bandwidth copy;
   copy.bytes_per_second = copy_bytes_per_second;
-  copy.read_bytes_per_second = 4.4e12;
+  copy.read_bytes_per_second = read_bytes_per_second;
   copy.buffer_bytes = std::size_t{1} << 30;
   copy.seconds = kbench::summarize({5.36e-4, 5.37e-4, 5.37e-4, 5.39e-4});
   run.copy = copy;
@@ -110,6 +122,7 @@ kbench::run_record make_run(std::int64_t slow_cols, double slowdown) {
   floor.empty_kernel_batch = 1.1e-6;
   floor.empty_launch_wall = 9.5e-6;
   run.timer_floor = floor;
+  run.compute_peaks = peaks;
   run.ceilings_seconds = 0.31;
   noise n(0x6b62656e6368ull);  // the same draws for both files: only the slowed case differs
   const std::int64_t rows = 4096;
@@ -119,11 +132,11 @@ kbench::run_record make_run(std::int64_t slow_cols, double slowdown) {
     const double overhead = batch ? 0.4e-6 : 2.5e-6;       // back to back, launches hide most of it
     const double optimized = (overhead + bytes / 3.3e12) * (cols == slow_cols ? slowdown : 1.0);
     add_case(run, "rmsnorm", {{"rows", rows}, {"cols", cols}},
-             timing(optimized, overhead + bytes / 2.1e12, bytes, 100 + static_cast<int>(cols % 97), n));
+             timing(optimized, overhead + bytes / 2.1e12, bytes, 4.0 * rows * cols, 100 + static_cast<int>(cols % 97), n));
   }
   const double bytes = 2.0 * 2.0 * 8192 * 4096;
   add_case(run, "softmax", {{"rows", 8192}, {"cols", 4096}}, timing(2.5e-6 + bytes / 3.1e12, 2.5e-6 + bytes / 2.0e12,
-                                                                     bytes, 120, n));
+                                                                     bytes, 5.0 * 8192 * 4096, 120, n));
   return run;
 }
 

@@ -14,6 +14,9 @@
 //                    which has no persisting L2)
 //   honest           a vectorised map 2-3x faster than a scalar reference, in cold and batch mode: "faster",
 //                    no finding, its launches checked
+//   physics          (issue 26) the same map more than 10x faster than a reference slowed by useless
+//                    arithmetic passes, the roofline bounding it; declaring that arithmetic as the work
+//                    puts the map far above the device's measured peak, and fails
 #include <kbench/compare.hpp>
 #include <kbench/contract/device_buffer.hpp>
 #include <kbench/procedure.hpp>
@@ -236,6 +239,40 @@ void vector_affine_case(kbench::kernel_case& c) {
 const kbench::shape stream_shape{{"n", std::int64_t{1} << 26}};
 const kbench::shape batch_stream_shape{{"n", std::int64_t{1} << 22}};
 
+// ---- physics: the roofline in place of the fixed 10x (issue 26) --------------------------------------
+// The affine map after a chain of 1024 fused multiply-adds per element that change nothing (x * one + zero,
+// with one = 1 and zero = 0 given at run time, so no compiler can fold them): correct, and about as slow as
+// 2 x 1024 flops an element at the device's peak make it.
+constexpr int wasted_fmas = 1024;
+__global__ void chained_affine_kernel(const float* x, float* y, std::int64_t n, float one, float zero) {
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    float v = x[i];
+    for (int k = 0; k < wasted_fmas; ++k) v = fmaf(v, one, zero);
+    y[i] = 2.0f * v + 1.0f;
+  }
+}
+
+void chained_affine(const float* x, float* y, std::int64_t n, hipStream_t s) {
+  static const int units = multiprocessors();
+  hipLaunchKernelGGL(chained_affine_kernel, dim3(static_cast<unsigned int>(8 * units)), dim3(256), 0, s, x, y, n, 1.0f, 0.0f);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+// Honest: the vectorised map against the chained one, with the map's own work (8 bytes and 2 flops an
+// element). `Overstated`: the same kernels declaring the chain's flops as the work, which the optimized
+// kernel does at well above the device's peak.
+template <bool Overstated>
+void slow_reference_case(kbench::kernel_case& c) {
+  const auto n = c.dim("n");
+  auto x = c.input<float>("x", {n});
+  auto y = c.output<float>("y", {n});
+  c.reference([=](hipStream_t s) { chained_affine(x, y, n, s); });
+  c.optimized([=](hipStream_t s) { affine<true>(x, y, n, s); });
+  c.tolerance(kbench::tol::exact{});
+  c.bytes_moved(8.0 * n);
+  c.flops(Overstated ? 2.0 * (wasted_fmas + 1) * n : 2.0 * n);
+}
+
 // ---- persisting L2 -----------------------------------------------------------------------------------
 #if defined(KBENCH_PLATFORM_NVIDIA)
 // Sets aside L2 for persisting accesses and marks its input persisting on the stream kbench gives it.
@@ -293,6 +330,29 @@ TEST_CASE("an honest vectorised kernel 2-3x faster than a scalar reference reads
     if (std::string(mode) == "cold") CHECK(o.timing->checks.limit.empty());
     CHECK(found(o, "timed launches against the reference on the same inputs"));
   }
+}
+
+TEST_CASE("an honest kernel more than 10x faster than its reference passes where the roofline bounds it", "[physics][perf]") {
+  const kbench::perf_outcome o = time(slow_reference_case<false>, stream_shape, "cold");
+  INFO(findings_of(o));
+  REQUIRE(o.timing);
+  REQUIRE(o.timing->speedup > 10.0);  // the premise: the fixed limit would have failed it
+  CHECK(o.passed());
+  for (const kbench::sourced_finding& f : o.findings()) CHECK_FALSE(f.fails());
+  CHECK(o.timing->roofline.binding == "memory");
+  CHECK(o.timing->roofline.optimized_share > 0.3);
+  CHECK(o.timing->roofline.optimized_share < 1.05);
+  CHECK(found(o, "roofline   memory-bound"));
+}
+
+TEST_CASE("a kernel faster than the roofline allows fails, naming the ceiling", "[physics][perf]") {
+  const kbench::perf_outcome o = time(slow_reference_case<true>, stream_shape, "cold");
+  INFO(findings_of(o));
+  REQUIRE(o.timing);
+  CHECK_FALSE(o.passed());
+  CHECK(o.timing->roofline.binding == "compute");
+  CHECK(found(o, "is above the device's measured peak for its arithmetic"));
+  CHECK(found(o, "f32 FMA"));
 }
 
 TEST_CASE("a kernel that sniffs the poison in its output gains nothing: every sample's outputs are poisoned", "[sampling][perf]") {

@@ -103,11 +103,20 @@ TEST_CASE("every part of a declaration moves its digest", "[digest]") {
       {"peer access", [](declaration_facts& f) { f.requires_peer_access = true; }},
       {"the bytes moved", [](declaration_facts& f) { f.work.bytes *= 2; }},
       {"the flops", [](declaration_facts& f) { f.work.flops = 1; }},
+      {"the flops' arithmetic", [](declaration_facts& f) {
+         f.work.flops = 1;
+         f.work.flop_type = kbench::dtype::f16;
+       }},
+      {"the flops on matrix units", [](declaration_facts& f) {
+         f.work.flops = 1;
+         f.work.matrix_units = true;
+       }},
       {"the tokens", [](declaration_facts& f) { f.work.tokens = 1; }},
       {"the link bytes", [](declaration_facts& f) { f.work.link_bytes = 1; }},
       {"a speedup required", [](declaration_facts& f) { f.expectations.required_speedup = 1.5; }},
       {"a bandwidth required", [](declaration_facts& f) { f.expectations.required_bandwidth = 0.5; }},
       {"allow_speedup_up_to raised", [](declaration_facts& f) { f.expectations.max_plausible_speedup = 100; }},
+      {"allow_speedup_up_to declared", [](declaration_facts& f) { f.expectations.speedup_limit_declared = true; }},
       {"kernels expected", [](declaration_facts& f) { f.census.kernels = 1; }},
       {"registers expected", [](declaration_facts& f) { f.census.max_registers = 64; }},
       {"occupancy expected", [](declaration_facts& f) { f.census.min_occupancy = 0.5; }},

@@ -107,16 +107,56 @@ TEST_CASE("work the timed stream did not see fails the timing", "[judge]") {
 }
 
 TEST_CASE("implausible speedups and bandwidths fail; cache-resident ones are noted", "[judge]") {
-  SECTION("a speedup above the case's plausible maximum") {
+  SECTION("a speedup above 10x where no work model bounds the kernel (hot: the cache may serve it)") {
     kbench::timing_result t = clean_timing();
+    t.mode = timing_mode::hot;
     t.speedup = 25.0;
     kbench::judge_timing(t, h200());
     CHECK(has(t, finding_kind::implausible, "implausible speedup 25.0x (above 10x)"));
-    kbench::timing_result allowed = clean_timing();
-    allowed.speedup = 25.0;
+    CHECK(has(t, finding_kind::implausible, "or declares the work that bounds it"));
+    kbench::timing_result allowed = t;
+    allowed.findings.clear();
     allowed.expectations.max_plausible_speedup = 30.0;
+    allowed.expectations.speedup_limit_declared = true;
     kbench::judge_timing(allowed, h200());
     CHECK_FALSE(allowed.flagged());
+  }
+  SECTION("where the roofline bounds the kernel, it replaces the 10x; a declared limit still holds") {
+    kbench::timing_result t = clean_timing();  // cold, 0.3 GB beyond the L2: 68 us at the least, 100 us taken
+    t.speedup = 25.0;
+    kbench::judge_timing(t, h200());
+    CHECK(t.roofline.binding == "memory");
+    CHECK(t.roofline.optimized_share == Approx(0.3e9 / 4.4e12 / 100e-6));
+    CHECK_FALSE(t.flagged());
+    kbench::timing_result declared = clean_timing();
+    declared.speedup = 25.0;
+    declared.expectations.max_plausible_speedup = 20.0;
+    declared.expectations.speedup_limit_declared = true;
+    kbench::judge_timing(declared, h200());
+    CHECK(has(declared, finding_kind::implausible, "implausible speedup 25.0x (above 20x)"));
+  }
+  SECTION("faster than the arithmetic peak allows fails, naming the peak; matrix units are not held to it") {
+    kbench::judging_context c = h200();
+    c.peaks = {{kbench::dtype::f32, 60e12, "f32 FMA"}, {kbench::dtype::f16, 120e12, "packed f16 FMA (two a lane)"}};
+    kbench::timing_result t = clean_timing();
+    t.mode = timing_mode::hot;
+    t.work.flops = 9e9;  // 90 TFLOP/s in 100 us
+    kbench::judge_timing(t, c);
+    CHECK(t.roofline.binding == "compute");
+    CHECK(has(t, finding_kind::implausible, "90.00 TFLOP/s is above the device's measured peak for its arithmetic "
+                                            "(60.00 TFLOP/s, f32 FMA)"));
+    kbench::timing_result half = t;
+    half.findings.clear();
+    half.work.flop_type = kbench::dtype::f16;  // within f16's peak
+    kbench::judge_timing(half, c);
+    CHECK_FALSE(half.flagged());
+    CHECK(half.roofline.optimized_share == Approx(0.75));
+    kbench::timing_result matrix = t;
+    matrix.findings.clear();
+    matrix.work.matrix_units = true;
+    kbench::judge_timing(matrix, c);
+    CHECK_FALSE(matrix.flagged());
+    CHECK(matrix.roofline.peak_how == "matrix units: kbench measures no peak for them");
   }
   SECTION("above the device's bandwidth with cold caches and a working set beyond the L2") {
     kbench::timing_result t = clean_timing();

@@ -27,6 +27,10 @@ kbench::timing_result timing(kbench::timing_mode mode, double optimized, double 
   t.verdict = kbench::speedup_verdict::faster;
   t.work.bytes = 2e8;
   t.throughput = kbench::throughput_of(t.work, t.optimized.median, t.reference->median, 4e12);
+  kbench::roofline_ceilings ceilings;
+  ceilings.memory_bytes_per_second = 4e12;
+  ceilings.memory_binds = mode == kbench::timing_mode::cold;  // hot and batch: the cache may serve it
+  t.roofline = kbench::roofline_of(t.work, ceilings, t.optimized.median, t.reference->median);
   return t;
 }
 
@@ -87,12 +91,15 @@ std::string case_table(const std::string& markdown) { return markdown.substr(0, 
 TEST_CASE("markdown: a header, a row per case and shape, and what a median is in each mode", "[table]") {
   const std::string md = case_table(kbench::to_markdown(document(sample_run())));
   CHECK(md.rfind("| case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | "
-                 "of copy | kernels | verdict | timing |\n| --- |",
+                 "of copy | roofline | kernels | verdict | timing |\n| --- |",
                  0) == 0);
   CHECK(lines_starting(md, "| rmsnorm |") == 2);
   CHECK(lines_starting(md, "| soft\"max,v2 |") == 1);
+  // The roofline: 2e8 bytes at 4 TB/s take 50 us at the least, half the optimized median; hot and batch
+  // medians are bound by nothing (the cache may serve them).
   CHECK_THAT(md, kbench_test::contains("| rmsnorm | rows=2/cols=3 | 200.00 us [2] | 100.00 us [2] | 2.000x (1.900 to "
-                                       "2.100) | 2000.0 GB/s | 50.0% | 3 -> 1 | pass, faster | cold |\n"));
+                                       "2.100) | 2000.0 GB/s | 50.0% | 50.0% (memory) | 3 -> 1 | pass, faster | cold |\n"));
+  CHECK_THAT(md, kbench_test::contains("| memory-bound |  | pass, faster | batch (100 launches) |\n"));
   CHECK_THAT(md, kbench_test::contains("| 10.00 us [1] | 5.00 us [1] |"));
   CHECK_THAT(md, kbench_test::contains("| batch (100 launches) |"));
   CHECK_THAT(md, kbench_test::contains("[1] per launch, back to back"));
@@ -127,10 +134,10 @@ TEST_CASE("csv: a header, plain numbers, RFC 4180 quoting and CRLF", "[table]") 
   const std::string header =
       "case,shape,verdict,speedup_verdict,timing_mode,median_is,launches_per_sample,reference_median_seconds,"
       "optimized_median_seconds,speedup,speedup_low,speedup_high,bytes_per_second,fraction_of_copy_bandwidth,"
-      "reference_kernels,optimized_kernels\r\n";
+      "roofline_bound,roofline_binding,roofline_share,reference_kernels,optimized_kernels\r\n";
   CHECK(csv.rfind(header, 0) == 0);
   CHECK_THAT(csv, kbench_test::contains("\r\nrmsnorm,rows=2/cols=3,pass,faster,cold,one launch,1,0.0002,0.0001,2,"
-                                        "1.9,2.1,2000000000000,0.5,3,1\r\n"));
+                                        "1.9,2.1,2000000000000,0.5,memory,memory,0.5,3,1\r\n"));
   CHECK_THAT(csv, kbench_test::contains("\r\nrmsnorm,rows=2/cols=6,pass,faster,batch,\"per launch, back to "
                                         "back\",100,"));
   CHECK_THAT(csv, kbench_test::contains("\r\n\"soft\"\"max,v2\",n=8,pass,faster,hot,one launch,1,"));
@@ -144,8 +151,8 @@ TEST_CASE("a correctness run gives its verdicts and empty timing cells", "[table
   for (kbench::case_record& c : run.cases) c.timing.reset();
   run.cases[1].verdict = kbench::case_verdict::fail;
   const json doc = document(run);
-  CHECK_THAT(kbench::to_csv(doc), kbench_test::contains("\r\nrmsnorm,rows=2/cols=6,fail,,,,,,,,,,,,,\r\n"));
-  CHECK_THAT(kbench::to_markdown(doc), kbench_test::contains("| rmsnorm | rows=2/cols=6 |  |  |  |  |  |  | fail |  |\n"));
+  CHECK_THAT(kbench::to_csv(doc), kbench_test::contains("\r\nrmsnorm,rows=2/cols=6,fail,,,,,,,,,,,,,,,,\r\n"));
+  CHECK_THAT(kbench::to_markdown(doc), kbench_test::contains("| rmsnorm | rows=2/cols=6 |  |  |  |  |  |  |  | fail |  |\n"));
   CHECK_THAT(kbench::to_markdown(doc), !kbench_test::contains("[1]"));
 }
 

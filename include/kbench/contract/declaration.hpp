@@ -45,6 +45,8 @@ struct declared_buffer {
 struct work_model {
   double bytes = 0.0;
   double flops = 0.0;
+  dtype flop_type = dtype::f32;  // the arithmetic the flops are done in (the compute peak it is held to)
+  bool matrix_units = false;     // done on matrix units (MFMA, tensor cores), for which no peak is measured
   double tokens = 0.0;
   double link_bytes = 0.0;
 };
@@ -54,6 +56,8 @@ struct perf_expectations {
   double required_speedup = 0.0;       // fail when the speedup's whole interval is below
   double required_bandwidth = 0.0;     // as a fraction of the copy bandwidth; likewise
   double max_plausible_speedup = 10.0; // above this a speedup is flagged as implausible, and fails
+  bool speedup_limit_declared = false; // allow_speedup_up_to() was called: the limit holds even where the
+                                       // work model bounds the kernel by physics (which replaces the 10x)
 };
 
 // What a case expects of its optimized side's kernels (kernel_case::expect_kernels and friends), checked

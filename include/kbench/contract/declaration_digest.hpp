@@ -131,10 +131,14 @@ struct declaration_facts {
       "reference " + d.reference,
       "optimized " + d.optimized,
       "devices " + std::to_string(d.devices) + " peer_access " + (d.requires_peer_access ? "yes" : "no"),
-      "work bytes=" + exact_number(w.bytes) + " flops=" + exact_number(w.flops) + " tokens=" + exact_number(w.tokens) +
-          " link_bytes=" + exact_number(w.link_bytes),
+      // The arithmetic only where it is not the default (fp32 on vector units), so that older digests hold.
+      "work bytes=" + exact_number(w.bytes) + " flops=" + exact_number(w.flops) +
+          (w.flops > 0 && (w.flop_type != dtype::f32 || w.matrix_units)
+               ? " in " + std::string(info(w.flop_type).name) + (w.matrix_units ? " on matrix units" : "")
+               : std::string()) +
+          " tokens=" + exact_number(w.tokens) + " link_bytes=" + exact_number(w.link_bytes),
       "requires speedup=" + exact_number(e.required_speedup) + " bandwidth=" + exact_number(e.required_bandwidth) +
-          " allows speedup up to " + exact_number(e.max_plausible_speedup),
+          " allows speedup up to " + exact_number(e.max_plausible_speedup) + (e.speedup_limit_declared ? " (declared)" : ""),
       "census kernels=" + std::to_string(c.kernels) + " max_registers=" + std::to_string(c.max_registers) +
           " min_occupancy=" + exact_number(c.min_occupancy),
       std::string("deterministic ") + (d.deterministic ? "yes" : "no"),

@@ -163,8 +163,9 @@ class kernel_case {
   }
 
   // Performance the case requires of the optimized kernel: its perf test fails when the whole 95%
-  // interval falls short. And the largest speedup over the reference that is plausible (default 10x;
-  // above it the result is flagged as a likely cheat or broken reference, and fails).
+  // interval falls short. And the largest speedup over the reference that is plausible (default 10x where
+  // the work model gives no bound from physics; above it the result is flagged as a likely cheat or broken
+  // reference, and fails); declared, it holds always.
   void require_speedup(double at_least) { declared_.expectations.required_speedup = checked_work(at_least, "require_speedup"); }
   void require_bandwidth(double fraction_of_copy) {
     declared_.expectations.required_bandwidth = checked_work(fraction_of_copy, "require_bandwidth");
@@ -202,7 +203,12 @@ class kernel_case {
   void deterministic(bool yes = true) { declared_.deterministic = yes; }
 
   void bytes_moved(double bytes) { declared_.work.bytes = checked_work(bytes, "bytes_moved"); }
-  void flops(double count) { declared_.work.flops = checked_work(count, "flops"); }
+  // Floating-point operations one launch does (an FMA is two), in `arithmetic` (f64, f32, f16 or bf16) on
+  // the vector units: held to that arithmetic's peak, measured on the spot (the roofline).
+  void flops(double count, dtype arithmetic = dtype::f32);
+  // The same done on matrix units (MFMA, tensor cores): no peak is measured for those, so the roofline
+  // bounds such a case by memory alone.
+  void matrix_flops(double count, dtype arithmetic);
   void tokens(double count) { declared_.work.tokens = checked_work(count, "tokens"); }
   // A case that spans devices: the bytes one launch moves between GPUs (over the links), all devices
   // together; the report gives their rate. bytes_moved() is then what one device moves.

@@ -116,6 +116,21 @@ void kernel_case::optimized(device_launch_function launch) {
 void kernel_case::allow_speedup_up_to(double factor) {
   if (!(factor >= 1.0) || !std::isfinite(factor)) fail("allow_speedup_up_to() needs a finite factor >= 1");
   declared_.expectations.max_plausible_speedup = factor;
+  declared_.expectations.speedup_limit_declared = true;
+}
+
+void kernel_case::flops(double count, dtype arithmetic) {
+  if (arithmetic != dtype::f64 && arithmetic != dtype::f32 && arithmetic != dtype::f16 && arithmetic != dtype::bf16) {
+    fail("flops() counts arithmetic in f64, f32, f16 or bf16, not " + std::string(info(arithmetic).name));
+  }
+  declared_.work.flops = checked_work(count, "flops");
+  declared_.work.flop_type = arithmetic;
+  declared_.work.matrix_units = false;
+}
+
+void kernel_case::matrix_flops(double count, dtype arithmetic) {
+  flops(count, arithmetic);
+  declared_.work.matrix_units = true;
 }
 
 void kernel_case::oracle(host_function compute, double max_ratio) {

@@ -1,8 +1,8 @@
 // kbench/contract/platform.hpp: the one header that knows the GPU platform. Everything that differs between AMD
 // (hipcc/clang, wavefront 64 on gfx9, 32 on RDNA) and NVIDIA (HIP's NVIDIA platform through nvcc, warp 32)
-// is here: the 16-bit float types, their conversions, the wave size and the cross-lane shuffles, and
-// persisting L2 (NVIDIA only); but for profiler ranges (engines/profiler_range.hpp: a costly header that
-// test files never need).
+// is here: the 16-bit float types, their conversions, packed bf16 arithmetic, the wave size and the
+// cross-lane shuffles, and persisting L2 (NVIDIA only); but for profiler ranges
+// (engines/profiler_range.hpp: a costly header that test files never need).
 // Kernels written against these names compile unchanged on both.
 #pragma once
 
@@ -163,6 +163,19 @@ inline hipError_t shared_memory_per_block_optin(int& bytes) {
   return hipDeviceGetAttribute(&bytes, hipDeviceAttributeMaxSharedMemoryPerBlock, device);
 #endif
 }
+
+// Packed bf16 arithmetic (two lanes per instruction) that kernels can call: NVIDIA's __nv_bfloat162 (native
+// from sm_80); HIP 5's hip_bfloat16 on AMD has none (the compute peak then takes fp32's: gfx9 computes bf16
+// in fp32 units).
+#if defined(KBENCH_PLATFORM_NVIDIA)
+#define KBENCH_HAS_PACKED_BF16_FMA 1
+using bf16x2_t = __nv_bfloat162;
+__device__ inline bf16x2_t packed_fma(bf16x2_t a, bf16x2_t b, bf16x2_t c) { return __hfma2(a, b, c); }
+__device__ inline bf16x2_t packed_add(bf16x2_t a, bf16x2_t b) { return __hadd2(a, b); }
+__device__ inline bf16x2_t packed_bf16(float low, float high) { return __floats2bfloat162_rn(low, high); }
+#else
+#define KBENCH_HAS_PACKED_BF16_FMA 0
+#endif
 
 // Whether the platform has persisting L2 (the functions below do nothing on one without).
 #if defined(KBENCH_PLATFORM_NVIDIA)

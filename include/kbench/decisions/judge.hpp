@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "../results/outcome.hpp"
 #include "../results/report.hpp"
 #include "../results/results.hpp"
+#include "../results/roofline.hpp"
 #include "../results/statistics.hpp"
 #include "../results/throughput.hpp"
 
@@ -31,6 +33,7 @@ struct judging_context {
   double l2_bytes = 0.0;
   copy_bandwidth copy;
   timer_floor floor;
+  std::vector<compute_peak> peaks;  // the arithmetic peaks (empty: none measured)
 };
 
 namespace detail {
@@ -84,14 +87,26 @@ inline void judge_memoization(timing_result& t) {
 
 // A speedup above the case's plausible maximum, a bandwidth above the device's with cold caches, and
 // the case's own requirements when the whole interval falls short.
+// Where the work model bounds the kernel by physics (the roofline has a floor), that bound replaces the
+// fixed limit on the speedup, unless the case declared its own.
 inline void judge_plausibility(timing_result& t, const judging_context& c) {
   const perf_expectations& want = t.expectations;
   const double median = t.optimized.median;
-  if (t.reference && t.speedup > want.max_plausible_speedup) {
+  const bool physics = t.roofline.floor_seconds > 0;
+  if (t.reference && t.speedup > want.max_plausible_speedup && (!physics || want.speedup_limit_declared)) {
     add(t, finding_kind::implausible,
         fmt::format("implausible speedup {:.1f}x (above {:.0f}x): a broken reference or a kernel that skips work; a "
-                    "case that means it says allow_speedup_up_to()",
-                    t.speedup, want.max_plausible_speedup));
+                    "case that means it says allow_speedup_up_to(){}",
+                    t.speedup, want.max_plausible_speedup,
+                    physics ? "" : " (or declares the work that bounds it: bytes_moved() beyond the L2, cold, or flops())"));
+  }
+  // Faster than the roofline allows, beyond the 5% that a measured ceiling and a median may each be off.
+  if (t.roofline.binding == "compute" && t.roofline.optimized_share > 1.05) {
+    add(t, finding_kind::implausible,
+        fmt::format("{} is above the device's measured peak for its arithmetic ({}, {}): flops() overstates the "
+                    "work, the kernel skips it, or it runs on matrix units (say matrix_flops())",
+                    format_rate(t.throughput.optimized.flops_per_second, 1.0, "FLOP"),
+                    format_rate(t.roofline.peak_flops_per_second, 1.0, "FLOP"), t.roofline.peak_how));
   }
   const double copy = c.copy.bytes_per_second;
   if (t.work.bytes > 0 && copy > 0) {
@@ -149,9 +164,14 @@ inline void judge_method(timing_result& t) {
 // finding the measured facts of `t` support (after those the timing run itself made: the audit of the last
 // sample), and the speedup's verdict.
 inline void judge_timing(timing_result& t, const judging_context& c) {
-  t.throughput = throughput_of(t.work, t.optimized.median,
-                               t.reference ? std::optional<double>(t.reference->median) : std::nullopt,
-                               c.copy.bytes_per_second);
+  const std::optional<double> reference_median =
+      t.reference ? std::optional<double>(t.reference->median) : std::nullopt;
+  t.throughput = throughput_of(t.work, t.optimized.median, reference_median, c.copy.bytes_per_second);
+  roofline_ceilings ceilings;
+  ceilings.memory_bytes_per_second = std::max(c.copy.bytes_per_second, c.copy.read_bytes_per_second);
+  ceilings.peak = peak_for(c.peaks, t.work.flop_type);
+  ceilings.memory_binds = t.mode == timing_mode::cold && t.work.bytes > 2.0 * c.l2_bytes;
+  t.roofline = roofline_of(t.work, ceilings, t.optimized.median, reference_median);
   if (t.reference) t.verdict = judge_speedup(t.speedup_interval);
   detail::judge_unseen_work(t, c);
   detail::judge_memoization(t);

@@ -1,5 +1,6 @@
 // kbench/engines/device_probe.hpp: the device a program runs on, probed once, and what its timings are judged
-// against, measured once: the device-to-device copy bandwidth (and reading alone) and the timer floor.
+// against, measured once: the device-to-device copy bandwidth (and reading alone), the timer floor and the
+// arithmetic peaks (compute_peak.hpp).
 #pragma once
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "../contract/hip_check.hpp"
 #include "../results/results.hpp"
 #include "../results/statistics.hpp"
+#include "compute_peak.hpp"
 #include "measure.hpp"
 #include "timing.hpp"
 
@@ -119,13 +121,19 @@ inline const gpu_info& gpu(int device) {
   return c;
 }
 
-// The copy bandwidth and the timer floor of the current device, measured once per program on first use.
+// The copy bandwidth, the timer floor and the arithmetic peaks of the current device, measured once per
+// program on first use.
 [[nodiscard]] inline const device_ceilings& measured_ceilings() {
   static const device_ceilings measured = [] {
     const auto start = std::chrono::steady_clock::now();
     device_ceilings c;
-    c.copy = measure_copy_bandwidth();
+    c.copy = measure_copy_bandwidth();  // first: its 50 launches of memory traffic bring the clocks up
     c.floor = measure_timer_floor();
+    int device = 0, multiprocessors = 0;
+    KBENCH_HIP_CHECK(hipGetDevice(&device));
+    KBENCH_HIP_CHECK(hipDeviceGetAttribute(&multiprocessors, hipDeviceAttributeMultiprocessorCount, device));
+    kbench::stream s;
+    c.compute = measure_compute_peaks(multiprocessors, s.get());
     c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return c;
   }();

@@ -144,7 +144,7 @@ class timing_run {
     t_.checks = checks_->summary();
     checks_.reset();
     sets_.reset();
-    judge_timing(t_, {gpu_.l2_bytes, ceilings_.copy, ceilings_.floor});
+    judge_timing(t_, {gpu_.l2_bytes, ceilings_.copy, ceilings_.floor, ceilings_.compute});
     return t_;
   }
 

@@ -45,6 +45,7 @@ inline void set_counters(benchmark::State& state, const perf_outcome& outcome) {
       if (rates.fraction_of_copy) state.counters["copy_fraction"] = *rates.fraction_of_copy;
     }
     if (t.work.flops > 0) state.counters["TFLOP/s"] = rates.flops_per_second / 1e12;
+    if (t.roofline.floor_seconds > 0) state.counters["roofline_share"] = t.roofline.optimized_share;
     if (t.work.tokens > 0) state.counters["tokens/s"] = rates.tokens_per_second;
   }
   if (outcome.after) {
@@ -74,6 +75,7 @@ class perf_mode : public case_mode {
     run_record& run = journal();
     run.copy = ceilings.copy;
     run.timer_floor = ceilings.floor;
+    run.compute_peaks = ceilings.compute;
     run.ceilings_seconds = ceilings.seconds;
     (void)built_resources();  // the census's figures of the build
   }

@@ -149,6 +149,21 @@ inline json throughput_json(const timing_result& t) {
           {"fraction_of_copy_bandwidth", o.fraction_of_copy ? number(*o.fraction_of_copy) : json(nullptr)}};
 }
 
+// The roofline (json_report's "roofline"), as judge_timing computed it; absent figures null.
+inline json roofline_json(const roofline& r) {
+  auto positive = [](double v) { return v > 0 ? number(v) : json(nullptr); };
+  return {{"bound", r.bound.empty() ? json(nullptr) : json(r.bound)},
+          {"intensity", positive(r.intensity)},
+          {"memory_bytes_per_second", positive(r.memory_bytes_per_second)},
+          {"peak_flops_per_second", positive(r.peak_flops_per_second)},
+          {"peak", r.peak_how.empty() ? json(nullptr) : json(r.peak_how)},
+          {"attainable_flops_per_second", positive(r.attainable_flops_per_second)},
+          {"floor_seconds", positive(r.floor_seconds)},
+          {"binding", r.binding.empty() ? json(nullptr) : json(r.binding)},
+          {"optimized_share", r.floor_seconds > 0 ? number(r.optimized_share) : json(nullptr)},
+          {"reference_share", r.reference_share ? number(*r.reference_share) : json(nullptr)}};
+}
+
 // A timing, with the host seconds of each step of the perf procedure (`stages`) as its "stage_seconds".
 inline json to_json(const timing_result& t, const stage_times& stages) {
   json stage_seconds = json::object();
@@ -186,13 +201,17 @@ inline json to_json(const timing_result& t, const stage_times& stages) {
           {"expectations",
            {{"required_speedup", number(t.expectations.required_speedup)},
             {"required_bandwidth", number(t.expectations.required_bandwidth)},
-            {"max_plausible_speedup", number(t.expectations.max_plausible_speedup)}}},
+            {"max_plausible_speedup", number(t.expectations.max_plausible_speedup)},
+            {"speedup_limit_declared", t.expectations.speedup_limit_declared}}},
           {"work",
            {{"bytes", number(t.work.bytes)},
             {"flops", number(t.work.flops)},
+            {"flop_type", std::string(info(t.work.flop_type).name)},
+            {"matrix_units", t.work.matrix_units},
             {"tokens", number(t.work.tokens)},
             {"link_bytes", number(t.work.link_bytes)}}},
           {"throughput", throughput_json(t)},
+          {"roofline", roofline_json(t.roofline)},
           {"flags", texts(t.findings)},
           {"notes", texts(t.findings, false)},
           {"findings", to_json(t.findings, finding_source::timing)},
@@ -289,6 +308,10 @@ inline json to_json(const case_census& c) {
             {"buffer_bytes", run.copy->buffer_bytes},
             {"seconds", detail::to_json(run.copy->seconds)}};
   }
+  json peaks = json::array();
+  for (const compute_peak& p : run.compute_peaks) {
+    peaks.push_back({{"type", std::string(info(p.type).name)}, {"flops_per_second", number(p.flops_per_second)}, {"how", p.how}});
+  }
   return {
       {"schema", "kbench-results/1"},
       {"kbench_version", run.kbench_version},
@@ -311,6 +334,7 @@ inline json to_json(const case_census& c) {
                                              {"empty_kernel_batch", number(run.timer_floor->empty_kernel_batch)},
                                              {"empty_launch_wall", number(run.timer_floor->empty_launch_wall)}}
                                       : json(nullptr)},
+      {"compute_peaks", peaks},
       {"ceilings_seconds", number(run.ceilings_seconds)},
       {"cases", cases}};
 }

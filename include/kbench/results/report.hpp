@@ -147,6 +147,37 @@ inline std::string format_bandwidth(const work_rates& r) {
   return format_rate(r.bytes_per_second, 1.0, "B") + share;
 }
 
+// "  roofline   memory-bound: 0.25 FLOP/B (ridge 14.1), floor 62.50 us by memory; optimized at 96.1% of it,
+// reference 70.2%", then the ceilings; empty for a case that declares neither bytes nor flops.
+inline std::string format_roofline(const roofline& r) {
+  if (r.bound.empty() && r.floor_seconds <= 0) return {};
+  std::string out = "  roofline   " + (r.bound.empty() ? std::string("unclassified") : r.bound + "-bound");
+  if (r.intensity > 0) {
+    out += fmt::format(": {:.3g} FLOP/B", r.intensity);
+    if (r.peak_flops_per_second > 0 && r.memory_bytes_per_second > 0) {
+      out += fmt::format(" (ridge {:.3g}), attainable {}", r.peak_flops_per_second / r.memory_bytes_per_second,
+                         format_rate(r.attainable_flops_per_second, 1.0, "FLOP"));
+    }
+  }
+  if (r.floor_seconds > 0) {
+    out += fmt::format("; the least time the {} ceiling allows {}: optimized at {:.1f}% of the roofline", r.binding,
+                       format_duration(r.floor_seconds), 100 * r.optimized_share);
+    if (r.reference_share) out += fmt::format(", reference {:.1f}%", 100 * *r.reference_share);
+  } else {
+    out += "; no ceiling binds (the working set may be served from cache, and no arithmetic peak applies)";
+  }
+  out += "\n";
+  std::string ceilings;
+  if (r.memory_bytes_per_second > 0) ceilings = "memory " + format_rate(r.memory_bytes_per_second, 1.0, "B");
+  if (r.peak_flops_per_second > 0) {
+    ceilings += (ceilings.empty() ? "" : ", ") + format_rate(r.peak_flops_per_second, 1.0, "FLOP") + " (" + r.peak_how + ")";
+  } else if (!r.peak_how.empty()) {
+    ceilings += (ceilings.empty() ? "" : ", ") + r.peak_how;
+  }
+  if (!ceilings.empty()) out += "             ceilings: " + ceilings + "\n";
+  return out;
+}
+
 // The throughput lines of a timing: bandwidth, compute, tokens and links, those the case declares work for.
 inline std::string format_throughput(const timing_result& t) {
   const work_rates& o = t.throughput.optimized;
@@ -156,7 +187,11 @@ inline std::string format_throughput(const timing_result& t) {
     out += fmt::format("  bandwidth  {} optimized{}\n", format_bandwidth(o),
                        r ? ", " + format_bandwidth(*r) + " reference" : std::string());
   }
-  if (t.work.flops > 0) out += fmt::format("  compute    {}\n", format_rate(o.flops_per_second, 1.0, "FLOP"));
+  if (t.work.flops > 0) {
+    out += fmt::format("  compute    {} optimized{}\n", format_rate(o.flops_per_second, 1.0, "FLOP"),
+                       r ? ", " + format_rate(r->flops_per_second, 1.0, "FLOP") + " reference" : std::string());
+  }
+  out += format_roofline(t.roofline);
   if (t.work.tokens > 0) out += fmt::format("  tokens     {}\n", format_rate(o.tokens_per_second, 1.0, "token"));
   if (t.work.link_bytes > 0) {
     out += fmt::format("  links      {} optimized between the GPUs{}\n", format_rate(o.link_bytes_per_second, 1.0, "B"),
@@ -244,7 +279,7 @@ inline std::string format_stages(const stage_times& stages) {
 }
 
 // The header of a perf run's report: the device, the warm-up and sample counts, what was measured once
-// per program (the copy bandwidth, the timer floor) and what that took.
+// per program (the copy bandwidth, the timer floor, the arithmetic peaks) and what that took.
 [[nodiscard]] inline std::string format_perf_header(const run_record& run) {
   const gpu_info& g = run.device;
   std::string out = fmt::format("\nkbench perf on {} ({}, {} compute units); warm-up {} launches and {:g} s; at least {} "
@@ -254,7 +289,8 @@ inline std::string format_stages(const stage_times& stages) {
     out += "warning: this program was built without optimization (no CMAKE_BUILD_TYPE, or Debug): its timings do "
            "not show what the kernels do in a release build; configure with -DCMAKE_BUILD_TYPE=Release\n";
   }
-  out += fmt::format("once per program: opening the device took {}, measuring the copy bandwidth and timer floor {}\n",
+  out += fmt::format("once per program: opening the device took {}, measuring the copy bandwidth, timer floor and "
+                     "arithmetic peaks {}\n",
                      format_duration(g.open_seconds), format_duration(run.ceilings_seconds));
   if (run.copy) {
     out += fmt::format("device-to-device copy of {} MiB: {} (read + write), {}; reading alone {}\n",
@@ -268,6 +304,14 @@ inline std::string format_stages(const stage_times& stages) {
                        format_duration(run.timer_floor->events_only), format_duration(run.timer_floor->empty_kernel),
                        format_duration(run.timer_floor->empty_kernel_batch),
                        format_duration(run.timer_floor->empty_launch_wall));
+  }
+  if (!run.compute_peaks.empty()) {
+    std::string peaks;
+    for (const compute_peak& p : run.compute_peaks) {
+      peaks += fmt::format("{}{} {} ({})", peaks.empty() ? "" : ", ", info(p.type).name,
+                           format_rate(p.flops_per_second, 1.0, "FLOP"), p.how);
+    }
+    out += "arithmetic peaks on the vector units: " + peaks + "\n";
   }
   return out;
 }

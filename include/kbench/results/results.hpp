@@ -17,6 +17,7 @@
 #include "census.hpp"
 #include "comparison_result.hpp"
 #include "outcome.hpp"
+#include "roofline.hpp"
 #include "statistics.hpp"
 #include "throughput.hpp"
 
@@ -131,6 +132,7 @@ struct timing_result {
   long long optimized_graph_operations = -1;
   work_model work;
   throughput_figures throughput;          // of `work`, computed once by judge_timing
+  kbench::roofline roofline;              // `work` against the device's ceilings, computed once by judge_timing
   perf_expectations expectations;
   launch_checks checks;                   // the timed launches checked against the reference
   std::vector<finding> findings;          // the timing's own; each but a note fails the perf test
@@ -170,11 +172,13 @@ struct timer_floor {
   double empty_launch_wall = 0.0;   // host time to launch an empty kernel on an idle device and see it finish
 };
 
-// What timings are judged against, measured once per program: the copy bandwidth and the timer floor.
+// What timings are judged against, measured once per program: the copy bandwidth, the timer floor and the
+// arithmetic peaks.
 struct device_ceilings {
   copy_bandwidth copy;
   kbench::timer_floor floor;
-  double seconds = 0.0;  // host time the two measurements took
+  std::vector<compute_peak> compute;  // f64, f32, f16, bf16
+  double seconds = 0.0;  // host time the measurements took
 };
 
 // What `<program> perf` does for one case at one shape: a correctness run, the timing, the census, and a
@@ -222,7 +226,8 @@ struct run_record {
   int iterations = 0;
   std::optional<copy_bandwidth> copy;              // perf runs
   std::optional<kbench::timer_floor> timer_floor;  // perf runs
-  double ceilings_seconds = 0.0;                   // host time measuring the two, once per program
+  std::vector<compute_peak> compute_peaks;         // perf runs
+  double ceilings_seconds = 0.0;                   // host time measuring the three, once per program
   std::deque<case_record> cases;  // a deque: references to a record stay valid while others are added
 };
 

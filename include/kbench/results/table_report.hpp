@@ -31,6 +31,9 @@ struct table_row {
   std::optional<double> speedup, speedup_low, speedup_high;
   std::optional<double> bytes_per_second;            // the optimized kernel's
   std::optional<double> fraction_of_copy_bandwidth;  // of the device-to-device copy measured in the same run
+  std::optional<double> roofline_share;  // the least time the ceilings allow over the optimized median
+  std::string roofline_binding;          // the ceiling that gives that least time ("memory", "compute")
+  std::string roofline_bound;            // which ceiling the intensity meets first
   std::optional<double> reference_kernels;  // from the census: kernels one launch of each side runs
   std::optional<double> optimized_kernels;
 };
@@ -79,6 +82,12 @@ inline std::vector<table_row> table_rows(const nlohmann::ordered_json& results) 
         if (t.contains("throughput")) {
           r.bytes_per_second = finite_at(t["throughput"], "bytes_per_second");
           r.fraction_of_copy_bandwidth = finite_at(t["throughput"], "fraction_of_copy_bandwidth");
+        }
+        if (t.contains("roofline") && t["roofline"].is_object()) {  // absent in documents before the roofline
+          const json& roof = t["roofline"];
+          r.roofline_share = finite_at(roof, "optimized_share");
+          if (roof.value("binding", json()).is_string()) r.roofline_binding = roof["binding"].get<std::string>();
+          if (roof.value("bound", json()).is_string()) r.roofline_bound = roof["bound"].get<std::string>();
         }
       }
       if (c.contains("census")) {
@@ -158,8 +167,8 @@ inline std::string markdown_kernels(const nlohmann::ordered_json& results) {
 
 }  // namespace detail
 
-// | case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | of copy | kernels |
-// verdict | timing |, with footnotes saying what a median is in the timing modes present. Kernels: one
+// | case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | of copy | roofline |
+// kernels | verdict | timing |, with footnotes saying what a median is in the timing modes present. Kernels: one
 // launch of each side, from the census ("3 -> 1": a fusion); a second table lists those kernels, each with
 // its time and its resources at run time beside the build's.
 [[nodiscard]] inline std::string to_markdown(const nlohmann::ordered_json& results) {
@@ -171,8 +180,8 @@ inline std::string markdown_kernels(const nlohmann::ordered_json& results) {
     return format_duration(*seconds) + (mode == "batch" ? " [1]" : " [2]");
   };
   std::string out =
-      "| case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | of copy | kernels | "
-      "verdict | timing |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n";
+      "| case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | of copy | roofline | "
+      "kernels | verdict | timing |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n";
   for (const detail::table_row& r : rows) {
     std::string speedup;
     if (r.speedup) {
@@ -185,6 +194,14 @@ inline std::string markdown_kernels(const nlohmann::ordered_json& results) {
     const std::string share =
         r.fraction_of_copy_bandwidth ? fmt::format("{:.1f}%", 100 * *r.fraction_of_copy_bandwidth) : "";
     const std::string verdict = r.speedup_verdict.empty() ? r.verdict : r.verdict + ", " + r.speedup_verdict;
+    // "96.1% (memory)": the share of the roofline the optimized kernel reaches, by the ceiling that binds;
+    // "memory-bound" alone where none binds (a working set the cache may serve).
+    std::string roofline;
+    if (r.roofline_share) {
+      roofline = fmt::format("{:.1f}% ({})", 100 * *r.roofline_share, r.roofline_binding);
+    } else if (!r.roofline_bound.empty()) {
+      roofline = r.roofline_bound + "-bound";
+    }
     std::string kernels;
     if (r.optimized_kernels) {
       kernels = r.reference_kernels ? fmt::format("{:g} -> {:g}", *r.reference_kernels, *r.optimized_kernels)
@@ -192,9 +209,9 @@ inline std::string markdown_kernels(const nlohmann::ordered_json& results) {
     }
     std::string timing = r.mode;
     if (r.mode == "batch" && r.launches_per_sample) timing += fmt::format(" ({:g} launches)", *r.launches_per_sample);
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", detail::markdown_cell(r.case_name),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", detail::markdown_cell(r.case_name),
                        detail::markdown_cell(r.shape), median(r.reference_median, r.mode),
-                       median(r.optimized_median, r.mode), speedup, bandwidth, share, kernels,
+                       median(r.optimized_median, r.mode), speedup, bandwidth, share, roofline, kernels,
                        detail::markdown_cell(verdict), timing);
   }
   if (batch || one_launch) out += "\n";
@@ -214,14 +231,15 @@ inline std::string markdown_kernels(const nlohmann::ordered_json& results) {
   std::string out =
       "case,shape,verdict,speedup_verdict,timing_mode,median_is,launches_per_sample,reference_median_seconds,"
       "optimized_median_seconds,speedup,speedup_low,speedup_high,bytes_per_second,fraction_of_copy_bandwidth,"
-      "reference_kernels,optimized_kernels\r\n";
+      "roofline_bound,roofline_binding,roofline_share,reference_kernels,optimized_kernels\r\n";
   for (const detail::table_row& r : detail::table_rows(results)) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n", csv_field(r.case_name), csv_field(r.shape),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n", csv_field(r.case_name), csv_field(r.shape),
                        csv_field(r.verdict), csv_field(r.speedup_verdict), csv_field(r.mode),
                        csv_field(detail::median_meaning(r.mode)), csv_number(r.launches_per_sample),
                        csv_number(r.reference_median), csv_number(r.optimized_median), csv_number(r.speedup),
                        csv_number(r.speedup_low), csv_number(r.speedup_high), csv_number(r.bytes_per_second),
-                       csv_number(r.fraction_of_copy_bandwidth), csv_number(r.reference_kernels),
+                       csv_number(r.fraction_of_copy_bandwidth), csv_field(r.roofline_bound),
+                       csv_field(r.roofline_binding), csv_number(r.roofline_share), csv_number(r.reference_kernels),
                        csv_number(r.optimized_kernels));
   }
   return out;
