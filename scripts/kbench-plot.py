@@ -6,9 +6,10 @@ named for what they show:
                         dimension, reference and optimized, p10-p90 bars, log-log
   <case>-bandwidth.png  the sweep's GB/s against that dimension, the device's copy bandwidth as a line
   speedups.png          every case and shape: reference / optimized median with its 95% interval
-  roofline.png          every case that declares bytes and flops: both sides at their arithmetic intensity
-                        and FLOP/s (log-log), under the device's ceilings: the memory bandwidth (the faster of
-                        copying and reading) and each measured arithmetic peak the cases use
+  roofline.png          every case and shape that declares bytes and flops: both sides at their arithmetic
+                        intensity and FLOP/s (log-log), a colour per case, under the device's ceilings: the
+                        memory bandwidth (the faster of copying and reading) and each measured arithmetic
+                        peak the cases use
   baseline.png          with --comparison: current / baseline median time of the optimized kernel per case,
                         with its 95% bootstrap interval, and lines at 1 and at the threshold either way; all
                         as kbench-compare computed them (`kbench-compare OLD.json NEW.json --json PATH`)
@@ -248,7 +249,7 @@ def plot_roofline(plt, out, cases):
         for side in ("optimized", "reference"):
             stats = side_stats(c, side)
             if stats:
-                points.append((label(c), side, intensity, flops / stats[0], arithmetic))
+                points.append((c["case"], side, intensity, flops / stats[0], arithmetic))
     if not points:
         return None
     fig, ax = plt.subplots(figsize=(8, 5.2))
@@ -264,12 +265,16 @@ def plot_roofline(plt, out, cases):
     for (arithmetic, peak), style in zip(sorted(peaks.items()), ("-", "-.", ":", (0, (5, 1)))):
         roof = [min(peak, memory * x) if memory else peak for x in grid]
         ax.plot(grid, roof, color="black", linestyle=style, linewidth=1, label=f"{arithmetic} peak: {peak / 1e12:.1f} TFLOP/s")
-    markers = {"optimized": "o", "reference": "s"}
-    colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    # A colour per case (its shapes are its points), filled for the optimized side, open for the reference.
+    colors = [plt.cm.tab20(i) for i in range(20)]
     for i, name in enumerate(dict.fromkeys(p[0] for p in points)):
-        for _, side, x, y, _ in (p for p in points if p[0] == name):
-            ax.plot([x], [y], marker=markers[side], linestyle="none", color=colors[i % len(colors)],
-                    fillstyle="full" if side == "optimized" else "none", label=f"{name} ({side})")
+        for side in ("optimized", "reference"):
+            mine = [p for p in points if p[0] == name and p[1] == side]
+            if mine:
+                ax.plot([p[2] for p in mine], [p[3] for p in mine], marker="o", linestyle="none",
+                        color=colors[i % len(colors)], fillstyle="full" if side == "optimized" else "none",
+                        label=f"{name} ({mine[0][4]})" if side == "optimized" else None)
+    ax.plot([], [], marker="o", linestyle="none", color="gray", label="filled: optimized, open: reference")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity: declared flops / declared bytes (FLOP/B)")

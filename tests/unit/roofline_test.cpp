@@ -62,10 +62,18 @@ TEST_CASE("memory binds only when the cache cannot serve the work; without flops
   CHECK(hot.binding.empty());
   CHECK(hot.optimized_share == 0);
   CHECK_FALSE(hot.reference_share);
-  // Hot with flops: the arithmetic still binds.
+  // Hot with flops: the arithmetic still bounds it (for plausibility), but a memory-bound case's share of a
+  // ceiling it does not meet first would say nothing.
   const kbench::roofline hot_flops = kbench::roofline_of(work(4e9, 30e9), ceilings(false), 1e-3, 2e-3);
+  CHECK(hot_flops.bound == "memory");
   CHECK(hot_flops.binding == "compute");
   CHECK(hot_flops.floor_seconds == Approx(0.5e-3));
+  CHECK(hot_flops.optimized_share == 0);
+  CHECK_FALSE(hot_flops.reference_share);
+  // Compute-bound and hot: its share of the arithmetic ceiling.
+  const kbench::roofline hot_compute = kbench::roofline_of(work(1e9, 30e9), ceilings(false), 1e-3, std::nullopt);
+  CHECK(hot_compute.bound == "compute");
+  CHECK(hot_compute.optimized_share == Approx(0.5));
 }
 
 TEST_CASE("no peak for matrix units nor for an arithmetic that was not measured", "[roofline]") {

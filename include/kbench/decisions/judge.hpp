@@ -101,7 +101,8 @@ inline void judge_plausibility(timing_result& t, const judging_context& c) {
                     physics ? "" : " (or declares the work that bounds it: bytes_moved() beyond the L2, cold, or flops())"));
   }
   // Faster than the roofline allows, beyond the 5% that a measured ceiling and a median may each be off.
-  if (t.roofline.binding == "compute" && t.roofline.optimized_share > 1.05) {
+  const double peak = t.roofline.peak_flops_per_second;
+  if (peak > 0 && t.throughput.optimized.flops_per_second > 1.05 * peak) {
     add(t, finding_kind::implausible,
         fmt::format("{} is above the device's measured peak for its arithmetic ({}, {}): flops() overstates the "
                     "work, the kernel skips it, or it runs on matrix units (say matrix_flops())",

@@ -159,12 +159,12 @@ inline std::string format_roofline(const roofline& r) {
                          format_rate(r.attainable_flops_per_second, 1.0, "FLOP"));
     }
   }
-  if (r.floor_seconds > 0) {
+  if (r.optimized_share > 0) {
     out += fmt::format("; the least time the {} ceiling allows {}: optimized at {:.1f}% of the roofline", r.binding,
                        format_duration(r.floor_seconds), 100 * r.optimized_share);
     if (r.reference_share) out += fmt::format(", reference {:.1f}%", 100 * *r.reference_share);
   } else {
-    out += "; no ceiling binds (the working set may be served from cache, and no arithmetic peak applies)";
+    out += "; the working set may be served from cache: no measured ceiling gives its least time";
   }
   out += "\n";
   std::string ceilings;

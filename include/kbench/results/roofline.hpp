@@ -42,7 +42,7 @@ struct roofline {
   // applies. 0: neither binds, and the case has no bound from physics.
   double floor_seconds = 0.0;
   std::string binding;  // "memory", "compute" or "" (what floor_seconds comes from)
-  double optimized_share = 0.0;           // floor_seconds / the optimized median: 1 is at the roofline
+  double optimized_share = 0.0;           // floor_seconds / the optimized median: 1 is at the roofline (0: none)
   std::optional<double> reference_share;  // the same for a timed reference
 };
 
@@ -85,10 +85,12 @@ struct roofline_ceilings {
   const double compute_floor = r.peak_flops_per_second > 0 ? work.flops / r.peak_flops_per_second : 0.0;
   r.floor_seconds = std::max(memory_floor, compute_floor);
   if (r.floor_seconds > 0) r.binding = memory_floor >= compute_floor ? "memory" : "compute";
-  if (r.floor_seconds > 0 && optimized_median > 0) r.optimized_share = r.floor_seconds / optimized_median;
-  if (r.floor_seconds > 0 && reference_median && *reference_median > 0) {
-    r.reference_share = r.floor_seconds / *reference_median;
-  }
+  // A share of the roofline only where the binding ceiling is the one the case meets first: a memory-bound
+  // case whose working set the cache may hold has no measured ceiling (its floor, the arithmetic's, is
+  // still a bound for plausibility, far below).
+  const bool shared = r.floor_seconds > 0 && !(r.bound == "memory" && r.binding == "compute");
+  if (shared && optimized_median > 0) r.optimized_share = r.floor_seconds / optimized_median;
+  if (shared && reference_median && *reference_median > 0) r.reference_share = r.floor_seconds / *reference_median;
   return r;
 }
 
