@@ -135,6 +135,18 @@ TEST_CASE("implausible speedups and bandwidths fail; cache-resident ones are not
     kbench::judge_timing(declared, h200());
     CHECK(has(declared, finding_kind::implausible, "implausible speedup 25.0x (above 20x)"));
   }
+  SECTION("the arithmetic's floor far below a memory-bound case the cache may serve bounds nothing: 10x holds") {
+    kbench::judging_context c = h200();
+    c.peaks = {{kbench::dtype::f32, 60e12, "f32 FMA"}};
+    kbench::timing_result t = clean_timing();
+    t.mode = timing_mode::hot;
+    t.work.flops = 0.3e9;  // 1 FLOP/B: memory-bound
+    t.speedup = 25.0;
+    kbench::judge_timing(t, c);
+    CHECK(t.roofline.binding == "compute");
+    CHECK(t.roofline.optimized_share == 0);
+    CHECK(has(t, finding_kind::implausible, "implausible speedup 25.0x (above 10x)"));
+  }
   SECTION("faster than the arithmetic peak allows fails, naming the peak; matrix units are not held to it") {
     kbench::judging_context c = h200();
     c.peaks = {{kbench::dtype::f32, 60e12, "f32 FMA"}, {kbench::dtype::f16, 120e12, "packed f16 FMA (two a lane)"}};

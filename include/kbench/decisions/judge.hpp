@@ -87,12 +87,13 @@ inline void judge_memoization(timing_result& t) {
 
 // A speedup above the case's plausible maximum, a bandwidth above the device's with cold caches, and
 // the case's own requirements when the whole interval falls short.
-// Where the work model bounds the kernel by physics (the roofline has a floor), that bound replaces the
-// fixed limit on the speedup, unless the case declared its own.
+// Where the work model bounds the kernel by physics (the roofline gives the least time of the regime the
+// case is in: not the arithmetic's far below a memory-bound case the cache may serve), that bound replaces
+// the fixed limit on the speedup, unless the case declared its own.
 inline void judge_plausibility(timing_result& t, const judging_context& c) {
   const perf_expectations& want = t.expectations;
   const double median = t.optimized.median;
-  const bool physics = t.roofline.floor_seconds > 0;
+  const bool physics = t.roofline.optimized_share > 0;
   if (t.reference && t.speedup > want.max_plausible_speedup && (!physics || want.speedup_limit_declared)) {
     add(t, finding_kind::implausible,
         fmt::format("implausible speedup {:.1f}x (above {:.0f}x): a broken reference or a kernel that skips work; a "

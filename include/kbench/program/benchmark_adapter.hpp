@@ -45,7 +45,7 @@ inline void set_counters(benchmark::State& state, const perf_outcome& outcome) {
       if (rates.fraction_of_copy) state.counters["copy_fraction"] = *rates.fraction_of_copy;
     }
     if (t.work.flops > 0) state.counters["TFLOP/s"] = rates.flops_per_second / 1e12;
-    if (t.roofline.floor_seconds > 0) state.counters["roofline_share"] = t.roofline.optimized_share;
+    if (t.roofline.optimized_share > 0) state.counters["roofline_share"] = t.roofline.optimized_share;
     if (t.work.tokens > 0) state.counters["tokens/s"] = rates.tokens_per_second;
   }
   if (outcome.after) {

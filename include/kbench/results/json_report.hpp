@@ -160,7 +160,7 @@ inline json roofline_json(const roofline& r) {
           {"attainable_flops_per_second", positive(r.attainable_flops_per_second)},
           {"floor_seconds", positive(r.floor_seconds)},
           {"binding", r.binding.empty() ? json(nullptr) : json(r.binding)},
-          {"optimized_share", r.floor_seconds > 0 ? number(r.optimized_share) : json(nullptr)},
+          {"optimized_share", positive(r.optimized_share)},
           {"reference_share", r.reference_share ? number(*r.reference_share) : json(nullptr)}};
 }
 
