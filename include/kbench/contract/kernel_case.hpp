@@ -45,6 +45,8 @@
 
 namespace kbench {
 
+// The verbs declared here without a body check their arguments; they are defined once per program
+// (kernel_case_impl.hpp), so that a test file compiles calls to them, not their checks and messages.
 class kernel_case {
  public:
   kernel_case(std::string name, kbench::shape s) {
