@@ -19,9 +19,9 @@ namespace {
 constexpr double copy_bytes_per_second = 4.0e12;
 constexpr double read_bytes_per_second = 4.4e12;
 // An H200's vector-unit peaks, as compute_peak.hpp measures them (the datasheet: 33.5, 66.9, 133.8 TFLOP/s).
-const std::vector<kbench::compute_peak> peaks = {{kbench::dtype::f64, 33.0e12, "f64 FMA"},
-                                                 {kbench::dtype::f32, 66.0e12, "f32 FMA"},
-                                                 {kbench::dtype::f16, 131.0e12, "packed f16 FMA (two a lane)"},
+const std::vector<kbench::compute_peak> peaks = {{kbench::dtype::f64, 33.0e12, "fp64 FMA"},
+                                                 {kbench::dtype::f32, 66.0e12, "fp32 FMA"},
+                                                 {kbench::dtype::f16, 131.0e12, "packed fp16 FMA (two a lane)"},
                                                  {kbench::dtype::bf16, 131.0e12, "packed bf16 FMA (two a lane)"}};
 
 // Noise with only + and *: the same numbers on every platform (std::normal_distribution is not).

@@ -352,7 +352,7 @@ TEST_CASE("a kernel faster than the roofline allows fails, naming the ceiling", 
   CHECK_FALSE(o.passed());
   CHECK(o.timing->roofline.binding == "compute");
   CHECK(found(o, "is above the device's measured peak for its arithmetic"));
-  CHECK(found(o, "f32 FMA"));
+  CHECK(found(o, "fp32 FMA"));
 }
 
 TEST_CASE("a kernel that sniffs the poison in its output gains nothing: every sample's outputs are poisoned", "[sampling][perf]") {

@@ -137,7 +137,7 @@ TEST_CASE("implausible speedups and bandwidths fail; cache-resident ones are not
   }
   SECTION("the arithmetic's floor far below a memory-bound case the cache may serve bounds nothing: 10x holds") {
     kbench::judging_context c = h200();
-    c.peaks = {{kbench::dtype::f32, 60e12, "f32 FMA"}};
+    c.peaks = {{kbench::dtype::f32, 60e12, "fp32 FMA"}};
     kbench::timing_result t = clean_timing();
     t.mode = timing_mode::hot;
     t.work.flops = 0.3e9;  // 1 FLOP/B: memory-bound
@@ -149,14 +149,14 @@ TEST_CASE("implausible speedups and bandwidths fail; cache-resident ones are not
   }
   SECTION("faster than the arithmetic peak allows fails, naming the peak; matrix units are not held to it") {
     kbench::judging_context c = h200();
-    c.peaks = {{kbench::dtype::f32, 60e12, "f32 FMA"}, {kbench::dtype::f16, 120e12, "packed f16 FMA (two a lane)"}};
+    c.peaks = {{kbench::dtype::f32, 60e12, "fp32 FMA"}, {kbench::dtype::f16, 120e12, "packed fp16 FMA (two a lane)"}};
     kbench::timing_result t = clean_timing();
     t.mode = timing_mode::hot;
     t.work.flops = 9e9;  // 90 TFLOP/s in 100 us
     kbench::judge_timing(t, c);
     CHECK(t.roofline.binding == "compute");
     CHECK(has(t, finding_kind::implausible, "90.00 TFLOP/s is above the device's measured peak for its arithmetic "
-                                            "(60.00 TFLOP/s, f32 FMA)"));
+                                            "(60.00 TFLOP/s, fp32 FMA)"));
     kbench::timing_result half = t;
     half.findings.clear();
     half.work.flop_type = kbench::dtype::f16;  // within f16's peak

@@ -9,8 +9,8 @@ namespace unit_roofline_test {  // one per file: the unit tests compile in unity
 
 namespace {
 
-const std::vector<kbench::compute_peak> peaks = {{kbench::dtype::f32, 60e12, "f32 FMA"},
-                                                 {kbench::dtype::f64, 30e12, "f64 FMA"}};
+const std::vector<kbench::compute_peak> peaks = {{kbench::dtype::f32, 60e12, "fp32 FMA"},
+                                                 {kbench::dtype::f64, 30e12, "fp64 FMA"}};
 
 kbench::roofline_ceilings ceilings(bool memory_binds, kbench::dtype arithmetic = kbench::dtype::f32) {
   kbench::roofline_ceilings c;
@@ -52,7 +52,7 @@ TEST_CASE("above the ridge a case is compute-bound, its floor the flops at its a
   // In f64 the same work meets a peak half as high.
   const kbench::roofline f64 = kbench::roofline_of(work(1e9, 60e9), ceilings(true, kbench::dtype::f64), 2e-3, std::nullopt);
   CHECK(f64.floor_seconds == Approx(2e-3));
-  CHECK(f64.peak_how == "f64 FMA");
+  CHECK(f64.peak_how == "fp64 FMA");
 }
 
 TEST_CASE("memory binds only when the cache cannot serve the work; without flops nothing else does", "[roofline]") {

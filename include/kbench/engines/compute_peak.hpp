@@ -108,15 +108,15 @@ compute_peak measure_peak(dtype type, const char* how, int multiprocessors, hipS
 // bf16's peak is f32's (the units that compute it).
 [[nodiscard]] inline std::vector<compute_peak> measure_compute_peaks(int multiprocessors, hipStream_t stream) {
   std::vector<compute_peak> peaks;
-  peaks.push_back(detail::measure_peak<detail::fma_f64>(dtype::f64, "f64 FMA", multiprocessors, stream));
-  peaks.push_back(detail::measure_peak<detail::fma_f32>(dtype::f32, "f32 FMA", multiprocessors, stream));
-  peaks.push_back(detail::measure_peak<detail::fma_f16x2>(dtype::f16, "packed f16 FMA (two a lane)", multiprocessors, stream));
+  peaks.push_back(detail::measure_peak<detail::fma_f64>(dtype::f64, "fp64 FMA", multiprocessors, stream));
+  peaks.push_back(detail::measure_peak<detail::fma_f32>(dtype::f32, "fp32 FMA", multiprocessors, stream));
+  peaks.push_back(detail::measure_peak<detail::fma_f16x2>(dtype::f16, "packed fp16 FMA (two a lane)", multiprocessors, stream));
 #if KBENCH_HAS_PACKED_BF16_FMA
   peaks.push_back(detail::measure_peak<detail::fma_bf16x2>(dtype::bf16, "packed bf16 FMA (two a lane)", multiprocessors, stream));
 #else
   compute_peak bf16 = peaks[1];
   bf16.type = dtype::bf16;
-  bf16.how = "f32 FMA's (no packed bf16 FMA on this platform: bf16 is computed in f32)";
+  bf16.how = "fp32 FMA's (no packed bf16 FMA on this platform: bf16 is computed in fp32)";
   peaks.push_back(bf16);
 #endif
   return peaks;
