@@ -4,6 +4,8 @@
 #include <kbench/contract/kernel_case_impl.hpp>  // once per program: this one links no kbench library
 #include <kbench/contract/registry_impl.hpp>
 
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "catch.hpp"
@@ -147,6 +149,30 @@ TEST_CASE("bad tolerances, distributions and work models", "[declaration]") {
                     contains("exceeds the range of fp16"));
   CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.bytes_moved(-1); }), contains("bytes_moved() must be finite and >= 0"));
   CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.allow_speedup_up_to(0.5); }), contains("allow_speedup_up_to()"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.flops(1, kbench::dtype::i8); }),
+                    contains("flops() counts arithmetic in f64, f32, f16 or bf16, not int8"));
+}
+
+TEST_CASE("given values: a constant or a choice of two, each one the input's type can hold", "[declaration]") {
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_WITH((void)kbench::constant(std::nan("")), contains("a value must be a number"));
+  CHECK_THROWS_WITH((void)kbench::choice(0, inf, 1.0), contains("strictly between 0 and 1"));
+  CHECK_THROWS_WITH((void)kbench::choice(0, std::nan(""), 0.5), contains("the values must be numbers"));
+  // An additive mask: 0 or -inf in fp16; no -inf in fp8 e4m3 nor in an integer type, no 1e6 in fp16.
+  kbench::kernel_case fine("given", {{"n", 8}});
+  CHECK_NOTHROW((void)fine.input<kbench::fp16_t>("mask", {8}, kbench::choice(0, -inf, 0.9)));
+  CHECK_THROWS_WITH(declare([&](kbench::kernel_case& c) { (void)c.input<kbench::fp8_e4m3>("m", {8}, kbench::choice(0, -inf, 0.9)); }),
+                    contains("holds a value fp8_e4m3 cannot hold"));
+  CHECK_THROWS_WITH(declare([&](kbench::kernel_case& c) { (void)c.input<std::int32_t>("m", {8}, kbench::choice(0, -inf, 0.9)); }),
+                    contains("holds a value int32 cannot hold"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.input<kbench::fp16_t>("s", {8}, kbench::constant(1e6)); }),
+                    contains("constant(1000000.000000) holds a value fp16 cannot hold"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.input<std::uint8_t>("f", {8}, kbench::choice(1, -1, 0.5)); }),
+                    contains("holds a value uint8 cannot hold"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.input<std::int8_t>("f", {8}, kbench::constant(0.5)); }),
+                    contains("holds a value int8 cannot hold"));
+  CHECK_NOTHROW((void)fine.input<std::uint8_t>("flag", {8}, kbench::choice(1, 0, 0.5)));
+  CHECK_NOTHROW((void)fine.input<float>("scale", {8}, kbench::constant(-INFINITY)));
 }
 
 TEST_CASE("handles give memory only inside a launch", "[declaration]") {

@@ -11,7 +11,10 @@
 #include <kbench/engines/device_probe.hpp>
 #include <kbench/engines/random.hpp>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -124,6 +127,36 @@ timed_comparison time_device_compare(const void* actual, const void* expected, d
 }
 
 }  // namespace
+
+TEST_CASE("given values are drawn as given: a constant, and a choice of two in its proportion", "[distribution]") {
+  const std::size_t n = std::size_t{1} << 20;
+  kbench::stream s;
+  kbench::device_allocation mask(n * 2), flags(n * 4), scale(n * 4);
+  kbench::fill_random(mask.data(), dtype::f16, n, kbench::choice(0.0, -INFINITY, 0.9), 0x5EED, 0, s.get());
+  kbench::fill_random(flags.data(), dtype::i32, n, kbench::choice(1, 0, 0.25), 0x5EED, 1, s.get());
+  kbench::fill_random(scale.data(), dtype::f32, n, kbench::constant(-2.5), 0x5EED, 2, s.get());
+  std::vector<std::uint16_t> m(n);
+  std::vector<std::int32_t> f(n);
+  std::vector<float> c(n);
+  KBENCH_HIP_CHECK(hipMemcpyAsync(m.data(), mask.data(), n * 2, hipMemcpyDeviceToHost, s.get()));
+  KBENCH_HIP_CHECK(hipMemcpyAsync(f.data(), flags.data(), n * 4, hipMemcpyDeviceToHost, s.get()));
+  KBENCH_HIP_CHECK(hipMemcpyAsync(c.data(), scale.data(), n * 4, hipMemcpyDeviceToHost, s.get()));
+  s.synchronize();
+  std::size_t zeros = 0, minus_inf = 0, ones = 0, other = 0;
+  for (const std::uint16_t bits : m) {
+    zeros += bits == 0x0000;
+    minus_inf += bits == 0xFC00;  // fp16 -inf
+  }
+  for (const std::int32_t v : f) {
+    ones += v == 1;
+    other += v != 0 && v != 1;
+  }
+  CHECK(zeros + minus_inf == n);
+  CHECK(std::abs(static_cast<double>(zeros) / n - 0.9) < 0.005);  // 1 M draws: a spread of 0.0003
+  CHECK(other == 0);
+  CHECK(std::abs(static_cast<double>(ones) / n - 0.25) < 0.005);
+  CHECK(std::count(c.begin(), c.end(), -2.5f) == static_cast<std::ptrdiff_t>(n));
+}
 
 // A benchmark, hidden from the correctness run: `ctest -L perf` runs it (kbench.device_compare.speed).
 TEST_CASE("comparing two 1 GiB outputs on the device, against copying them to the host", "[.][speed]") {

@@ -58,8 +58,15 @@ namespace kbench::detail {
 }
 
 [[nodiscard]] inline std::string exact_text(const distribution& d) {
-  const char* kind = d.shape == distribution::kind::uniform ? "uniform" : d.shape == distribution::kind::normal ? "normal" : "arange";
-  return std::string(kind) + "(" + exact_number(d.a) + ", " + exact_number(d.b) + ")";
+  switch (d.shape) {
+    case distribution::kind::uniform: return "uniform(" + exact_number(d.a) + ", " + exact_number(d.b) + ")";
+    case distribution::kind::normal: return "normal(" + exact_number(d.a) + ", " + exact_number(d.b) + ")";
+    case distribution::kind::arange: return "arange(" + exact_number(d.a) + ", " + exact_number(d.b) + ")";
+    case distribution::kind::constant: return "constant(" + exact_number(d.a) + ")";
+    case distribution::kind::choice:
+      return "choice(" + exact_number(d.a) + ", " + exact_number(d.b) + ", " + exact_number(d.weight) + ")";
+  }
+  return "?";
 }
 
 // Every field of a tolerance that decides a comparison, exactly, then its description, which names every

@@ -57,12 +57,27 @@ buffer_slot& declared_case::add_buffer(std::string buffer_name, buffer_role role
 buffer_slot& declared_case::add_drawn(std::string buffer_name, buffer_role role, dtype type,
                                      std::initializer_list<std::int64_t> extents, const distribution& init) {
   buffer_slot& slot = add_buffer(std::move(buffer_name), role, type, extents);
+  const double largest = slot.type == dtype::f16      ? 65504.0
+                         : slot.type == dtype::f8e4m3 ? 448.0
+                                                      : std::numeric_limits<double>::max();
   if (init.shape == distribution::kind::uniform) {
-    const double largest = slot.type == dtype::f16      ? 65504.0
-                           : slot.type == dtype::f8e4m3 ? 448.0
-                                                        : std::numeric_limits<double>::max();
     if (std::fabs(init.a) > largest || std::fabs(init.b) > largest) {
       fail("input '" + slot.name + "': " + init.describe() + " exceeds the range of " + std::string(info(slot.type).name));
+    }
+  }
+  if (init.given_values()) {
+    // Each given value as the type holds it: ±inf only where the type has it, integers whole and in range.
+    const dtype_info type = info(slot.type);
+    const double span = std::ldexp(1.0, 8 * static_cast<int>(type.size));  // integers: 2^bits values
+    const double lowest = type.is_signed ? -span / 2 : 0.0, highest = type.is_signed ? span / 2 - 1 : span - 1;
+    for (const double v : {init.a, init.shape == distribution::kind::choice ? init.b : init.a}) {
+      const bool infinite = std::isinf(v);
+      const bool held = type.is_float ? (infinite ? slot.type != dtype::f8e4m3 : std::fabs(v) <= largest)
+                                      : !infinite && v == std::floor(v) && v >= lowest && v <= highest;
+      if (!held) {
+        fail("input '" + slot.name + "': " + init.describe() + " holds a value " + std::string(info(slot.type).name) +
+             " cannot hold");
+      }
     }
   }
   slot.init = init;

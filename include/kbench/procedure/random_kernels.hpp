@@ -26,6 +26,7 @@ struct fill_parameters {
   distribution::kind shape;
   double a;
   double b;
+  double weight;  // choice: the probability of `a`
   std::uint64_t seed;
 };
 
@@ -37,10 +38,16 @@ __global__ void fill_kernel(T* out, std::size_t n, fill_parameters p) {
     double v[4];
     if (p.shape == distribution::kind::arange) {
       for (int k = 0; k < 4; ++k) v[k] = p.a + p.b * static_cast<double>(chunk * 4 + k);
+    } else if (p.shape == distribution::kind::constant) {
+      for (int k = 0; k < 4; ++k) v[k] = p.a;
     } else {
       hiprandStatePhilox4_32_10_t state;
       hiprand_init(p.seed, chunk, 0, &state);
-      if constexpr (std::is_integral_v<T>) {
+      if (p.shape == distribution::kind::choice) {  // any type: one of two given values
+        const float4 u = hiprand_uniform4(&state);  // (0, 1]; 1 - u is in [0, 1)
+        const float us[4] = {u.x, u.y, u.z, u.w};
+        for (int k = 0; k < 4; ++k) v[k] = 1.0 - static_cast<double>(us[k]) < p.weight ? p.a : p.b;
+      } else if constexpr (std::is_integral_v<T>) {
         // Integers: uniform over [ceil(a), floor(b)], or a rounded normal.
         if (p.shape == distribution::kind::uniform) {
           const double low = ceil(p.a);
@@ -120,7 +127,7 @@ template <class Unused>
 void fill_random(void* out, dtype type, std::size_t size, const distribution& init, std::uint64_t seed,
                  std::uint64_t stream_id, hipStream_t stream) {
   if (size == 0) return;
-  const detail::fill_parameters p{init.shape, init.a, init.b, detail::mix_seed(seed ^ detail::mix_seed(stream_id))};
+  const detail::fill_parameters p{init.shape, init.a, init.b, init.weight, detail::mix_seed(seed ^ detail::mix_seed(stream_id))};
   visit_dtype(type, [&](auto d) { detail::launch_fill<element_t<decltype(d)::value>>(out, size, p, stream); });
 }
 
