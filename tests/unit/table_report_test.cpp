@@ -121,6 +121,10 @@ TEST_CASE("markdown: a census lists each kernel with its resources at run time b
   kbench::run_record none = sample_run();
   none.cases[0].census.reset();
   CHECK_THAT(kbench::to_markdown(document(none)), !kbench_test::contains("Kernels, from each census"));
+  // A document whose census is not kbench's shape is an error naming the case, not a crash.
+  json broken = document(sample_run());
+  broken["cases"][0]["census"]["optimized"]["kernels"][0]["name"] = 7;
+  CHECK_THROWS_WITH(kbench::to_markdown(broken), kbench_test::contains("the census of case 'rmsnorm' in the results"));
 }
 
 TEST_CASE("markdown: a cell holding '|' does not split the row", "[table]") {

@@ -85,11 +85,11 @@ inline void judge_memoization(timing_result& t) {
   }
 }
 
-// A speedup above the case's plausible maximum, a bandwidth above the device's with cold caches, and
-// the case's own requirements when the whole interval falls short.
-// Where the work model bounds the kernel by physics (the roofline gives the least time of the regime the
-// case is in: not the arithmetic's far below a memory-bound case the cache may serve), that bound replaces
-// the fixed limit on the speedup, unless the case declared its own.
+// A speedup above the case's plausible maximum, a rate of flops above the arithmetic's measured peak, a
+// bandwidth above the device's with cold caches, and the case's own requirements when the whole interval
+// falls short. Where the work model bounds the kernel by physics (the roofline gives the least time of the
+// regime the case is in: not the arithmetic's, far below, for a memory-bound case the cache may serve),
+// that bound replaces the fixed limit on the speedup, unless the case declared its own.
 inline void judge_plausibility(timing_result& t, const judging_context& c) {
   const perf_expectations& want = t.expectations;
   const double median = t.optimized.median;

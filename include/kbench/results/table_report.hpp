@@ -128,32 +128,42 @@ inline std::string launch_dims(const nlohmann::ordered_json& dims) {
   return fmt::format("{}x{}x{}", dims[0].get<long long>(), dims[1].get<long long>(), dims[2].get<long long>());
 }
 
-// A row per kernel of each side of each case with a census: where a launch's time went and what each kernel
-// holds, at run time and as built (empty: no case had a census).
-inline std::string markdown_kernels(const nlohmann::ordered_json& results) {
+// A row per kernel of each side of case `c`'s census: where a launch's time went and what each kernel
+// holds, at run time and as built.
+inline std::string census_rows(const nlohmann::ordered_json& c) {
   using json = nlohmann::ordered_json;
+  const json& census = c["census"];
+  const bool amd = census.value("platform", std::string()) == "amd";
   std::string rows;
-  for (const json& c : results["cases"]) {
+  for (const char* side : {"reference", "optimized"}) {
+    if (!census.contains(side) || !census[side].is_object() || !census[side].value("captured", false)) continue;
+    for (const json& k : census[side].value("kernels", json::array())) {
+      const std::optional<double> alone = finite_at(k, "median_seconds");
+      const std::optional<double> residency = number_at(k, amd ? "waves_per_simd" : "waves_per_unit");
+      const std::optional<double> occupancy = number_at(k, "occupancy");
+      rows += fmt::format(
+          "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(c.at("case").get<std::string>()),
+          markdown_cell(shape_text_of(c)), side, markdown_cell(k.at("name").get<std::string>()),
+          alone ? format_duration(*alone) : std::string(), launch_dims(k.at("grid")), launch_dims(k.at("block")),
+          run_and_built(k, "registers", "built_registers"),
+          run_and_built(k, "static_shared_bytes", "built_static_shared_bytes"),
+          fmt::format("{}", k.value("dynamic_shared_bytes", 0LL)), run_and_built(k, "local_bytes", "built_local_bytes"),
+          residency && *residency >= 0 ? fmt::format("{:g} {}", *residency, amd ? "waves/SIMD" : "warps/SM") : "",
+          occupancy && *occupancy >= 0 ? fmt::format("{:.0f}%", 100 * *occupancy) : "");
+    }
+  }
+  return rows;
+}
+
+// The census's kernels of every case that has one, as a second table (empty: no case had a census).
+inline std::string markdown_kernels(const nlohmann::ordered_json& results) {
+  std::string rows;
+  for (const nlohmann::ordered_json& c : results["cases"]) {
     if (!c.contains("census") || !c["census"].is_object()) continue;
-    const json& census = c["census"];
-    const bool amd = census.value("platform", std::string()) == "amd";
-    for (const char* side : {"reference", "optimized"}) {
-      if (!census.contains(side) || !census[side].is_object() || !census[side].value("captured", false)) continue;
-      for (const json& k : census[side].at("kernels")) {
-        const std::optional<double> alone = finite_at(k, "median_seconds");
-        const std::optional<double> residency = number_at(k, amd ? "waves_per_simd" : "waves_per_unit");
-        const std::optional<double> occupancy = number_at(k, "occupancy");
-        rows += fmt::format(
-            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-            markdown_cell(c.at("case").get<std::string>()),
-            markdown_cell(shape_text_of(c)), side, markdown_cell(k.at("name").get<std::string>()),
-            alone ? format_duration(*alone) : std::string(), launch_dims(k.at("grid")), launch_dims(k.at("block")),
-            run_and_built(k, "registers", "built_registers"),
-            run_and_built(k, "static_shared_bytes", "built_static_shared_bytes"),
-            fmt::format("{}", k.value("dynamic_shared_bytes", 0LL)), run_and_built(k, "local_bytes", "built_local_bytes"),
-            residency && *residency >= 0 ? fmt::format("{:g} {}", *residency, amd ? "waves/SIMD" : "warps/SM") : "",
-            occupancy && *occupancy >= 0 ? fmt::format("{:.0f}%", 100 * *occupancy) : "");
-      }
+    try {
+      rows += census_rows(c);
+    } catch (const nlohmann::ordered_json::exception& e) {
+      throw usage_error(fmt::format("the census of case '{}' in the results: {}", c.value("case", std::string("?")), e.what()));
     }
   }
   if (rows.empty()) return "";
