@@ -53,8 +53,9 @@ struct fma_bf16x2 {
 
 inline constexpr int fma_chains = 8;
 
-// Each chain x <- x * step + bias converges (|step| < 1), so no value overflows or turns subnormal; the
-// chains start apart (no two can be merged) and their sum is written, so none can be left out.
+// Each chain x <- x * step + bias climbs towards bias / (1 - step) = 1, so no value overflows (GPUs run
+// the few subnormal starting values of fp16 at full rate); the chains start apart (no two can be merged)
+// and their sum is written, so none can be left out.
 template <class Arithmetic>
 __global__ void fma_chains_kernel(float step, float bias, int iterations, typename Arithmetic::type* sink) {
   using T = typename Arithmetic::type;
