@@ -165,8 +165,8 @@ inline hipError_t shared_memory_per_block_optin(int& bytes) {
 }
 
 // Packed bf16 arithmetic (two lanes per instruction) that kernels can call: NVIDIA's __nv_bfloat162 (native
-// from sm_80); HIP 5's hip_bfloat16 on AMD has none (the compute peak then takes fp32's: gfx9 computes bf16
-// in fp32 units).
+// from sm_80). On AMD none here: HIP 5's hip_bfloat16 has no packed type, and gfx9 before gfx950 computes
+// bf16 in its fp32 units (the compute peak of bf16 is then fp32's).
 #if defined(KBENCH_PLATFORM_NVIDIA)
 #define KBENCH_HAS_PACKED_BF16_FMA 1
 using bf16x2_t = __nv_bfloat162;
