@@ -171,6 +171,10 @@ TEST_CASE("given values: a constant or a choice of two, each one the input's typ
                     contains("holds a value uint8 cannot hold"));
   CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.input<std::int8_t>("f", {8}, kbench::constant(0.5)); }),
                     contains("holds a value int8 cannot hold"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.input<float>("big", {8}, kbench::constant(1e39)); }),
+                    contains("holds a value fp32 cannot hold"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.input<kbench::bf16_t>("big", {8}, kbench::uniform(0, 3.4e38)); }),
+                    contains("exceeds the range of bf16"));
   CHECK_NOTHROW((void)fine.input<std::uint8_t>("flag", {8}, kbench::choice(1, 0, 0.5)));
   CHECK_NOTHROW((void)fine.input<float>("scale", {8}, kbench::constant(-INFINITY)));
 }

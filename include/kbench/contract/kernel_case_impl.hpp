@@ -57,8 +57,11 @@ buffer_slot& declared_case::add_buffer(std::string buffer_name, buffer_role role
 buffer_slot& declared_case::add_drawn(std::string buffer_name, buffer_role role, dtype type,
                                      std::initializer_list<std::int64_t> extents, const distribution& init) {
   buffer_slot& slot = add_buffer(std::move(buffer_name), role, type, extents);
+  // The largest finite value of the type (a larger one would be drawn as inf, or as fp8's NaN).
   const double largest = slot.type == dtype::f16      ? 65504.0
                          : slot.type == dtype::f8e4m3 ? 448.0
+                         : slot.type == dtype::bf16   ? 0x1.fep127
+                         : slot.type == dtype::f32    ? double{std::numeric_limits<float>::max()}
                                                       : std::numeric_limits<double>::max();
   if (init.shape == distribution::kind::uniform) {
     if (std::fabs(init.a) > largest || std::fabs(init.b) > largest) {
