@@ -40,6 +40,12 @@ namespace detail {
 
 inline void add(timing_result& t, finding_kind kind, std::string text) { t.findings.push_back({kind, std::move(text)}); }
 
+// Whether the declared bytes must come from memory: cold caches and a working set beyond twice the L2. Only
+// then does the memory bandwidth bound a launch (the roofline's memory ceiling, the bandwidth check).
+inline bool served_from_memory(const timing_result& t, const judging_context& c) {
+  return t.mode == timing_mode::cold && t.work.bytes > 2.0 * c.l2_bytes;
+}
+
 // Work outside the timed region: the device still busy after the timed events, a launch that keeps the
 // device busy longer on the host's clock than on the stream, a graph that captured fewer operations than
 // launches.
@@ -113,12 +119,11 @@ inline void judge_plausibility(timing_result& t, const judging_context& c) {
   const double copy = c.copy.bytes_per_second;
   if (t.work.bytes > 0 && copy > 0) {
     const double rate = t.throughput.optimized.bytes_per_second;
-    const double fastest = std::max(copy, c.copy.read_bytes_per_second);
-    if (rate > 1.05 * fastest) {
+    if (rate > 1.05 * t.roofline.memory_bytes_per_second) {  // the faster of copying and reading
       const std::string what = fmt::format("{} is above the device's measured bandwidth ({} copying, {} reading)",
                                            format_rate(rate, 1.0, "B"), format_rate(copy, 1.0, "B"),
                                            format_rate(c.copy.read_bytes_per_second, 1.0, "B"));
-      if (t.work.bytes > 2.0 * c.l2_bytes && t.mode == timing_mode::cold) {
+      if (served_from_memory(t, c)) {
         add(t, finding_kind::implausible,
             what + " with cold caches and a working set larger than the L2: bytes_moved() overstates the work, or the "
                    "kernel skips it");
@@ -172,7 +177,7 @@ inline void judge_timing(timing_result& t, const judging_context& c) {
   roofline_ceilings ceilings;
   ceilings.memory_bytes_per_second = std::max(c.copy.bytes_per_second, c.copy.read_bytes_per_second);
   ceilings.peak = peak_for(c.peaks, t.work.flop_type);
-  ceilings.memory_binds = t.mode == timing_mode::cold && t.work.bytes > 2.0 * c.l2_bytes;
+  ceilings.memory_binds = detail::served_from_memory(t, c);
   t.roofline = roofline_of(t.work, ceilings, t.optimized.median, reference_median);
   if (t.reference) t.verdict = judge_speedup(t.speedup_interval);
   detail::judge_unseen_work(t, c);
