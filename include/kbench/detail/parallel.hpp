@@ -16,6 +16,7 @@ namespace detail {
 // task throws is rethrown once all threads have stopped.
 template <class Task>
 void parallel_for(std::size_t tasks, Task&& task) {
+  if (tasks == 0) return;  // (else the count of helpers below wraps around, and threads are made until none can be)
   std::atomic<std::size_t> next{0};
   std::exception_ptr failed;
   std::atomic<bool> failing{false};
