@@ -5,8 +5,11 @@
 #include <kbench/contract/registry_impl.hpp>
 
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "catch.hpp"
 #include "support/catch2_runner.hpp"
@@ -177,6 +180,99 @@ TEST_CASE("given values: a constant or a choice of two, each one the input's typ
                     contains("exceeds the range of bf16"));
   CHECK_NOTHROW((void)fine.input<std::uint8_t>("flag", {8}, kbench::choice(1, 0, 0.5)));
   CHECK_NOTHROW((void)fine.input<float>("scale", {8}, kbench::constant(-INFINITY)));
+}
+
+TEST_CASE("a function of the index: any type, known by its name, its values checked when drawn", "[declaration]") {
+  kbench::kernel_case c("positions", {{"rows", 4}, {"cols", 6}});
+  const auto rows = c.dim("rows"), cols = c.dim("cols");
+  auto pos = c.input<std::int32_t>("pos", {rows, cols}, kbench::from_index("column", [=](std::size_t i) { return i % cols; }));
+  auto big = c.input<kbench::fp16_t>("big", {rows}, kbench::from_index("1e6", [](std::size_t) { return 1e6; }));
+  c.leading_dimension(pos, cols + 2);
+  (void)big;
+  const auto& buffers = kbench::detail::declared(c).buffers;
+  REQUIRE(buffers.size() == 2);
+  CHECK(buffers[0]->init.describe() == "from_index(\"column\")");
+  CHECK((*buffers[0]->init.function)(8, 0) == 2.0);
+  // A value its type cannot hold is found when drawn (the values may depend on the seed): declaring it is fine.
+  CHECK(buffers[1]->init.shape == kbench::distribution::kind::from_index);
+  CHECK_THROWS_WITH((void)kbench::from_index("", [](std::size_t) { return 0.0; }), contains("needs a name of one line"));
+}
+
+TEST_CASE("inputs and outputs that only some shapes use: absent, a null handle, never a buffer", "[declaration][absent]") {
+  auto with_bias = [](kbench::kernel_case& c) {
+    const auto cols = c.dim("cols");
+    auto x = c.input<float>("x", {cols});
+    auto bias = c.input_if<float>(c.flag("has_bias"), "bias", {cols}, kbench::uniform(-1, 1));
+    auto lse = c.output_if<float>(c.flag("has_bias"), "lse", {1});
+    auto y = c.output<float>("y", {cols});
+    c.reference([=](hipStream_t) { (void)x, (void)bias, (void)lse, (void)y; });
+    c.optimized(noop);
+    return std::make_pair(bias, lse);
+  };
+  kbench::kernel_case absent("bias", {{"cols", 8}, {"has_bias", 0}});
+  const auto [no_bias, no_lse] = with_bias(absent);
+  CHECK_FALSE(no_bias.present());
+  CHECK_FALSE(no_lse.present());
+  CHECK(no_bias.get() == nullptr);  // outside any launch too: there is no memory to bind, ever
+  CHECK(static_cast<float*>(no_lse) == nullptr);
+  CHECK(no_bias.size() == 0);
+  CHECK(no_bias.host().size() == 0);
+  CHECK(no_lse.host().data() == nullptr);
+  // Not among the case's buffers: nothing allocates, draws, compares, times, lists or digests it.
+  const kbench::detail::declared_case& d = kbench::detail::declared(absent);
+  CHECK_NOTHROW(d.validate());
+  REQUIRE(d.buffers.size() == 2);
+  CHECK(d.buffers[0]->name == "x");
+  CHECK(d.buffers[1]->name == "y");
+  CHECK(d.declared_buffers().size() == 2);
+  kbench::kernel_case present("bias", {{"cols", 8}, {"has_bias", 1}});
+  const auto [bias, lse] = with_bias(present);
+  CHECK(bias.present());
+  CHECK(lse.present());
+  CHECK(kbench::detail::declared(present).buffers.size() == 4);
+  CHECK_THROWS_WITH((void)bias.get(), contains("buffer 'bias' has no device memory here"));
+}
+
+TEST_CASE("a flag is a dimension of 0 or 1; any other value names it", "[declaration][absent]") {
+  kbench::kernel_case off("flags", {{"has_bias", 0}, {"causal", 1}, {"mode", 2}});
+  CHECK_FALSE(off.flag("has_bias"));
+  CHECK(off.flag("causal"));
+  CHECK_THROWS_WITH((void)off.flag("mode"), contains("case 'flags' [has_bias=0/causal=1/mode=2] dimension 'mode' is a flag: 0 or 1, not 2"));
+  CHECK_THROWS_WITH((void)off.flag("rows"), contains("asks for dimension 'rows'"));
+  // Read as a flag, a dimension counts as asked for (a shape given at run time may not have unasked ones).
+  CHECK(kbench::detail::declared(off).unasked_dimensions().empty());
+}
+
+TEST_CASE("an absent buffer: its name taken, its extents unread; an extent of 0 points to input_if", "[declaration][absent]") {
+  CHECK_NOTHROW(declare([](kbench::kernel_case& c) {
+    (void)c.input_if<float>(false, "bias", {0, -1}, kbench::uniform(5, 6));  // nothing of it is read
+    auto y = c.output<float>("y", {8});
+    c.leading_dimension(c.input_if<float>(false, "padded", {8}), 4);  // no rows to pad
+    (void)y;
+    c.reference(noop);
+    c.optimized(noop);
+  }));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) {
+                      (void)c.input_if<float>(false, "x", {8});
+                      (void)c.input<float>("x", {8});
+                    }),
+                    contains("declares buffer 'x' twice"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) {
+                      (void)c.input<float>("x", {8});
+                      (void)c.output_if<float>(false, "x", {8});
+                    }),
+                    contains("declares buffer 'x' twice"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.input_if<float>(true, "bias", {0}); }),
+                    contains("buffer 'bias' has extent 0: every extent must be > 0 (an empty buffer tests nothing; one that "
+                             "some shapes do not use is declared with input_if() or output_if())"));
+  // Every output absent: nothing to check.
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) {
+                      (void)c.input<float>("x", {8});
+                      (void)c.output_if<float>(false, "y", {8});
+                      c.reference(noop);
+                      c.optimized(noop);
+                    }),
+                    contains("declares no output"));
 }
 
 TEST_CASE("handles give memory only inside a launch", "[declaration]") {

@@ -1,7 +1,9 @@
 // The device comparison path against the host engine: the same verdicts, counts, first indices and maxima,
 // sums to rounding, for every dtype and for clean and dirty outputs. And how fast it is: on two 1 GiB fp32
 // outputs, against copying both to the host and comparing there, and on 256 MiB outputs of every element
-// width. Runs on a GPU (skipped without one).
+// width. And the inputs as drawn on the device ("[distribution]"): given values, a function of the index, and
+// whole cases whose inputs belong to their indices, or that a shape does not use. Runs on a GPU (skipped
+// without one).
 // The comparison and the drawing are the ones the procedure compiled (kbench/procedure/device_work.hpp): the
 // code under test is what every kernel test runs.
 #include <kbench/compare.hpp>
@@ -10,6 +12,9 @@
 #include <kbench/engines/device_compare.hpp>
 #include <kbench/engines/device_probe.hpp>
 #include <kbench/engines/random.hpp>
+#include <kbench/procedure.hpp>
+#include <kbench/program/options.hpp>
+#include <kbench/results/report.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +22,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <random>
 #include <string>
 #include <vector>
@@ -156,6 +162,153 @@ TEST_CASE("given values are drawn as given: a constant, and a choice of two in i
   CHECK(other == 0);
   CHECK(std::abs(static_cast<double>(ones) / n - 0.25) < 0.005);
   CHECK(std::count(c.begin(), c.end(), -2.5f) == static_cast<std::ptrdiff_t>(n));
+}
+
+TEST_CASE("a function of the index is drawn as its values, evaluated with the input's own seed", "[distribution]") {
+  const std::size_t n = (std::size_t{1} << 20) + 3;
+  kbench::stream s;
+  kbench::device_allocation halves(n * 2), indices(n * 4);
+  // Of the index and the seed: each element's value depends on both, so a wrong seed or index shows.
+  const auto hashed = kbench::from_index("hashed", [](std::size_t i, std::uint64_t seed) {
+    return static_cast<double>((i * 2654435761u + seed) % 2001) - 1000.0;
+  });
+  kbench::fill_random(halves.data(), dtype::f16, n, hashed, 0x5EED, 3, s.get());
+  kbench::fill_random(indices.data(), dtype::i32, n, hashed, 0x5EED, 4, s.get());
+  std::vector<std::uint16_t> h(n);
+  std::vector<std::int32_t> k(n);
+  KBENCH_HIP_CHECK(hipMemcpyAsync(h.data(), halves.data(), n * 2, hipMemcpyDeviceToHost, s.get()));
+  KBENCH_HIP_CHECK(hipMemcpyAsync(k.data(), indices.data(), n * 4, hipMemcpyDeviceToHost, s.get()));
+  s.synchronize();
+  // The input's seed: the run's seed and the input's random stream, mixed as for every other draw.
+  const std::uint64_t seed3 = kbench::detail::mix_seed(0x5EED ^ kbench::detail::mix_seed(3));
+  const std::uint64_t seed4 = kbench::detail::mix_seed(0x5EED ^ kbench::detail::mix_seed(4));
+  std::size_t wrong_halves = 0, wrong_indices = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    wrong_halves += h[i] != kbench::double_to_fp16((*hashed.function)(i, seed3));
+    wrong_indices += k[i] != static_cast<std::int32_t>((*hashed.function)(i, seed4));
+  }
+  CHECK(wrong_halves == 0);
+  CHECK(wrong_indices == 0);
+  CHECK(h != std::vector<std::uint16_t>(n, h[0]));  // not one value everywhere
+  // A value fp16 cannot hold: an error naming the element, and nothing written.
+  const auto too_large = kbench::from_index("too large", [](std::size_t i) { return i == n - 1 ? 1e6 : 0.0; });
+  CHECK_THROWS_WITH(kbench::fill_random(halves.data(), dtype::f16, n, too_large, 0x5EED, 3, s.get()),
+                    kbench_test::contains("from_index(\"too large\") gives element 1048578 the value 1e+06, which fp16 "
+                                          "cannot hold"));
+  KBENCH_HIP_CHECK(hipMemcpy(h.data(), halves.data(), n * 2, hipMemcpyDeviceToHost));
+  CHECK(h[0] == kbench::double_to_fp16((*hashed.function)(0, seed3)));
+}
+
+namespace {
+
+// y = x + idx + pos, idx and pos read in their padded rows (ld apart); the reference computes the same from
+// the indices, which is what the case declares idx (column mod 7) and pos (arange) to hold.
+__global__ void add_positions_kernel(const float* x, const std::int32_t* idx, const float* pos, float* y,
+                                     std::int64_t rows, std::int64_t cols, std::int64_t ld) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i >= rows * cols) return;
+  const std::int64_t at = i / cols * ld + i % cols;
+  y[i] = x[i] + static_cast<float>(idx[at]) + pos[at];
+}
+__global__ void add_indices_kernel(const float* x, float* y, std::int64_t rows, std::int64_t cols) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i < rows * cols) y[i] = x[i] + static_cast<float>(i % cols % 7) + static_cast<float>(i);
+}
+unsigned int blocks_for(std::int64_t n) { return static_cast<unsigned int>((n + 255) / 256); }
+
+void positional_case(kbench::kernel_case& c) {
+  const auto rows = c.dim("rows"), cols = c.dim("cols"), ld = cols + 3;
+  const auto columns = static_cast<std::size_t>(cols);
+  auto x = c.input<float>("x", {rows, cols}, kbench::uniform(-1, 1));
+  auto idx = c.input<std::int32_t>("idx", {rows, cols},
+                                   kbench::from_index("column mod 7", [=](std::size_t i) { return i % columns % 7; }));
+  auto pos = c.input<float>("pos", {rows, cols}, kbench::arange(0, 1));
+  c.leading_dimension(idx, ld);
+  c.leading_dimension(pos, ld);
+  auto y = c.output<float>("y", {rows, cols});
+  c.reference([=](hipStream_t s) {
+    hipLaunchKernelGGL(add_indices_kernel, dim3(blocks_for(rows * cols)), dim3(256), 0, s, x.get(), y.get(), rows, cols);
+  });
+  c.optimized([=](hipStream_t s) {
+    hipLaunchKernelGGL(add_positions_kernel, dim3(blocks_for(rows * cols)), dim3(256), 0, s, x.get(), idx.get(), pos.get(),
+                       y.get(), rows, cols, ld);
+  });
+  c.tolerance(kbench::tol::exact{});  // the same additions in the same order
+}
+
+// y = x + bias per column, or x where the shape has no bias: the launch sees the absent bias as null.
+int launches_without_bias = 0, launches_with_bias = 0;
+__global__ void add_bias_kernel(const float* x, const float* bias, float* y, std::int64_t rows, std::int64_t cols) {
+  const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (i < rows * cols) y[i] = bias ? x[i] + bias[i % cols] : x[i];
+}
+void optional_bias_case(kbench::kernel_case& c) {
+  const auto rows = c.dim("rows"), cols = c.dim("cols");
+  auto x = c.input<float>("x", {rows, cols});
+  auto bias = c.input_if<float>(c.flag("has_bias"), "bias", {cols}, kbench::uniform(-4, 4));
+  auto y = c.output<float>("y", {rows, cols});
+  auto launch = [=](hipStream_t s) {
+    hipLaunchKernelGGL(add_bias_kernel, dim3(blocks_for(rows * cols)), dim3(256), 0, s, x.get(), bias.get(), y.get(), rows, cols);
+  };
+  c.reference(launch);
+  c.optimized([=](hipStream_t s) {
+    ++(bias.get() ? launches_with_bias : launches_without_bias);
+    launch(s);
+  });
+  c.tolerance(kbench::tol::exact{});
+}
+
+const kbench::case_registration& registration(kbench::case_function f) {
+  static std::deque<kbench::case_registration> keep;  // registrations outlive the runs
+  return keep.emplace_back("distributions", f, __FILE__, __LINE__);
+}
+
+// The perf procedure with a short sampling budget in batch mode: an input set per launch of a sample.
+kbench::perf_outcome time_batched(kbench::case_function f, const kbench::shape& s) {
+  const char* argv[] = {"device_compare_test", "perf", "--max-time", "0.5", "--timing", "batch"};
+  return kbench::measure_case(registration(f), s, kbench::parse_options(6, argv), 0x7157);
+}
+
+std::string findings_of(const kbench::perf_outcome& o) {
+  std::string all = o.failure() + "\n";
+  if (o.timing) {
+    for (const kbench::finding& f : o.timing->findings) all += f.text + "\n";
+  }
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("positional inputs (from_index, arange) hold their values at their places in every timed input set",
+          "[distribution][perf]") {
+  const kbench::shape s{{"rows", 37}, {"cols", 1531}};
+  const kbench::seed_result checked = kbench::check_case(registration(positional_case), s, 0x5EED);
+  INFO(kbench::format_seed_result("positional", {}, checked));
+  CHECK(checked.passed());
+  // Batched, launch i reads input set i + 1: drawn as one array across the sets, or rotated, its idx and
+  // pos would hold other values than their indices, and the timed checks would find mismatches.
+  const kbench::perf_outcome timed = time_batched(positional_case, s);
+  INFO(findings_of(timed));
+  CHECK(timed.passed());
+  REQUIRE(timed.timing);
+  CHECK(timed.timing->input_sets > 1);
+}
+
+TEST_CASE("an input a shape does not use is a null pointer to the launches, and nothing else trips over it",
+          "[distribution][absent]") {
+  for (const std::int64_t has_bias : {0, 1}) {
+    const kbench::shape s{{"rows", 37}, {"cols", 1531}, {"has_bias", has_bias}};
+    launches_with_bias = launches_without_bias = 0;
+    const kbench::seed_result checked = kbench::check_case(registration(optional_bias_case), s, 0x5EED);
+    INFO("has_bias=" << has_bias << "\n" << kbench::format_seed_result("bias", {}, checked));
+    CHECK(checked.passed());
+    CHECK((has_bias ? launches_with_bias : launches_without_bias) > 0);
+    CHECK((has_bias ? launches_without_bias : launches_with_bias) == 0);
+    const kbench::perf_outcome timed = time_batched(optional_bias_case, s);
+    INFO(findings_of(timed));
+    CHECK(timed.passed());
+    CHECK((has_bias ? launches_without_bias : launches_with_bias) == 0);
+  }
 }
 
 // A benchmark, hidden from the correctness run: `ctest -L perf` runs it (kbench.device_compare.speed).

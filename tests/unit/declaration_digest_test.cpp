@@ -5,6 +5,7 @@
 #include <kbench/results/json_report.hpp>
 
 #include <cmath>
+#include <cstddef>
 #include <functional>
 #include <string>
 #include <utility>
@@ -17,6 +18,8 @@ namespace unit_declaration_digest_test {  // one per file: the unit tests compil
 using kbench::detail::declaration_facts;
 
 namespace {
+
+double row_of(std::size_t i) { return static_cast<double>(i / 1531); }
 
 declaration_facts sample_facts() {
   declaration_facts f;
@@ -92,6 +95,8 @@ TEST_CASE("every part of a declaration moves its digest", "[digest]") {
       {"a constant input", [](declaration_facts& f) { f.buffers[0].init = kbench::constant(-2); }},
       {"a choice's weight", [](declaration_facts& f) { f.buffers[0].init = kbench::choice(-2, 2, 0.5); }},
       {"a choice's other value", [](declaration_facts& f) { f.buffers[0].init = kbench::choice(-2, 3, 0.5); }},
+      {"a function of the index", [](declaration_facts& f) { f.buffers[0].init = kbench::from_index("row", row_of); }},
+      {"that function renamed", [](declaration_facts& f) { f.buffers[0].init = kbench::from_index("row v2", row_of); }},
       {"a dtype", [](declaration_facts& f) { f.buffers[0].layout.type = kbench::dtype::bf16; }},
       {"an extent", [](declaration_facts& f) { f.buffers[0].layout.extents = {1531, 37}; }},
       {"a pitch", [](declaration_facts& f) { f.buffers[0].layout.pitch = 1536; }},
@@ -157,6 +162,13 @@ TEST_CASE("every part of a declaration moves its digest", "[digest]") {
   declaration_facts ratio_alone = sample_facts();
   ratio_alone.oracle_ratio = 4;
   CHECK(digest(ratio_alone) == before);
+  // A function of the index is known by its name alone: its code, changed, moves nothing.
+  declaration_facts named = sample_facts(), same_name = sample_facts();
+  named.buffers[0].init = kbench::from_index("row", row_of);
+  same_name.buffers[0].init = kbench::from_index("row", [](std::size_t i) { return i / 7; });
+  CHECK(kbench::detail::buffer_line(named.buffers[0]) ==
+        "buffer in x fp16 [37 x 1531] pitch 0 device 0 init from_index(\"row\")");
+  CHECK(digest(same_name) == digest(named));
 }
 
 TEST_CASE("a census digest moves with the kernels, not with their times", "[digest]") {

@@ -176,4 +176,52 @@ TEST_CASE("one dispatch covers every dtype; a value outside the enumeration is a
   CHECK_THROWS_AS(kbench::count_poison(bytes, bogus, 1), kbench::usage_error);
 }
 
+TEST_CASE("a value given for an input: within its type's range, ±inf where it has it, integers whole", "[dtype][values]") {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  // The largest finite values, each one stored as itself and the next double beyond refused.
+  for (const dtype t : {dtype::f32, dtype::f16, dtype::bf16, dtype::f8e4m3}) {
+    const double largest = kbench::largest_finite(t);
+    INFO(kbench::info(t).name);
+    unsigned char bytes[8] = {};
+    kbench::store_from_double(bytes, t, 0, largest);
+    CHECK(kbench::load_as_double(bytes, t, 0) == largest);
+    CHECK(kbench::holds_value(t, -largest));
+    CHECK_FALSE(kbench::holds_value(t, std::nextafter(largest, inf)));
+  }
+  CHECK(kbench::largest_finite(dtype::f16) == 65504.0);
+  CHECK(kbench::largest_finite(dtype::bf16) == 0x1.fep127);
+  CHECK(kbench::holds_value(dtype::f64, std::numeric_limits<double>::max()));
+  CHECK(kbench::holds_value(dtype::f16, 0.1));  // rounds, as every draw does
+  for (const dtype t : {dtype::f64, dtype::f32, dtype::f16, dtype::bf16}) {
+    CHECK(kbench::holds_value(t, -inf));
+    CHECK(kbench::holds_value(t, inf));
+    CHECK_FALSE(kbench::holds_value(t, nan));
+  }
+  CHECK_FALSE(kbench::holds_value(dtype::f8e4m3, -inf));  // e4m3fn has no infinity
+  CHECK_FALSE(kbench::holds_value(dtype::f8e4m3, nan));
+  // Integers: whole, from the lowest to the largest, the bounds exact even for 64 bits.
+  CHECK(kbench::holds_value(dtype::i8, -128));
+  CHECK(kbench::holds_value(dtype::i8, 127));
+  CHECK_FALSE(kbench::holds_value(dtype::i8, 128));
+  CHECK_FALSE(kbench::holds_value(dtype::i8, -129));
+  CHECK_FALSE(kbench::holds_value(dtype::i8, 0.5));
+  CHECK(kbench::holds_value(dtype::u8, 255));
+  CHECK_FALSE(kbench::holds_value(dtype::u8, 256));
+  CHECK_FALSE(kbench::holds_value(dtype::u8, -1));
+  CHECK(kbench::holds_value(dtype::u16, 65535));
+  CHECK_FALSE(kbench::holds_value(dtype::i16, 32768));
+  CHECK(kbench::holds_value(dtype::i32, -2147483648.0));
+  CHECK_FALSE(kbench::holds_value(dtype::i32, 2147483648.0));
+  CHECK(kbench::holds_value(dtype::i64, -0x1p63));
+  CHECK_FALSE(kbench::holds_value(dtype::i64, 0x1p63));  // 2^63 - 1 is no double: the next below is held
+  CHECK(kbench::holds_value(dtype::i64, std::nextafter(0x1p63, 0.0)));
+  CHECK_FALSE(kbench::holds_value(dtype::u64, 0x1p64));
+  CHECK_FALSE(kbench::holds_value(dtype::u64, -1));
+  for (const dtype t : {dtype::i8, dtype::u32, dtype::i64}) {
+    CHECK_FALSE(kbench::holds_value(t, inf));
+    CHECK_FALSE(kbench::holds_value(t, -inf));
+    CHECK_FALSE(kbench::holds_value(t, nan));
+  }
+}
+
 }  // namespace unit_dtype_test

@@ -50,6 +50,7 @@ struct buffer_slot {
   std::function<std::size_t()> bytes_query;  // scratch sized when the case is opened on its GPU
   void* device = nullptr;                // bound while kbench runs a launch
   double* host = nullptr;                // bound while kbench runs a host reference
+  bool absent = false;                   // not used at this shape (input_if, output_if): never bound, null
 
   // Rows (every extent but the last) and the elements of one row.
   [[nodiscard]] std::size_t row() const { return extents.back(); }
@@ -82,15 +83,18 @@ template <class T>
 class input_ref {
  public:
   explicit input_ref(detail::buffer_slot* slot) : slot_(slot) {}
+  // Null where the input is absent (input_if).
   [[nodiscard]] const T* get() const {
-    if (!slot_->device) detail::throw_unbound(*slot_, "device memory");
+    if (!slot_->device && !slot_->absent) detail::throw_unbound(*slot_, "device memory");
     return static_cast<const T*>(slot_->device);
   }
   operator const T*() const { return get(); }
   [[nodiscard]] std::size_t size() const { return slot_->size; }
-  // The input's values as double, inside a host reference.
+  // Whether the shape uses it (input_if); an absent input has no memory and no values.
+  [[nodiscard]] bool present() const { return !slot_->absent; }
+  // The input's values as double, inside a host reference (none where absent).
   [[nodiscard]] host_span<const double> host() const {
-    if (!slot_->host) detail::throw_unbound(*slot_, "host values");
+    if (!slot_->host && !slot_->absent) detail::throw_unbound(*slot_, "host values");
     return {slot_->host, slot_->size};
   }
   [[nodiscard]] detail::buffer_slot* slot() const { return slot_; }
@@ -106,14 +110,17 @@ template <class T>
 class output_ref {
  public:
   explicit output_ref(detail::buffer_slot* slot) : slot_(slot) {}
+  // Null where the output is absent (output_if).
   [[nodiscard]] T* get() const {
-    if (!slot_->device) detail::throw_unbound(*slot_, "device memory");
+    if (!slot_->device && !slot_->absent) detail::throw_unbound(*slot_, "device memory");
     return static_cast<T*>(slot_->device);
   }
   operator T*() const { return get(); }
   [[nodiscard]] std::size_t size() const { return slot_->size; }
+  // Whether the shape uses it (output_if); an absent output has no memory and no values.
+  [[nodiscard]] bool present() const { return !slot_->absent; }
   [[nodiscard]] host_span<double> host() const {
-    if (!slot_->host) detail::throw_unbound(*slot_, "host values");
+    if (!slot_->host && !slot_->absent) detail::throw_unbound(*slot_, "host values");
     return {slot_->host, slot_->size};
   }
   [[nodiscard]] detail::buffer_slot* slot() const { return slot_; }

@@ -65,6 +65,7 @@ namespace kbench::detail {
     case distribution::kind::constant: return "constant(" + exact_number(d.a) + ")";
     case distribution::kind::choice:
       return "choice(" + exact_number(d.a) + ", " + exact_number(d.b) + ", " + exact_number(d.weight) + ")";
+    case distribution::kind::from_index: return d.describe();  // its name: the function's code cannot be read
   }
   return "?";
 }

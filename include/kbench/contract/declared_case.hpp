@@ -42,6 +42,7 @@ struct declared_case {
   std::string name;
   kbench::shape shape;
   std::vector<std::unique_ptr<buffer_slot>> buffers;  // in declaration order
+  std::vector<std::unique_ptr<buffer_slot>> absent;   // input_if(), output_if() at a shape that does not use them
   launch_function device_reference;                   // reference(): one stream
   device_launch_function device_reference_on_each;    // reference(): a stream per device
   host_function host_reference;
@@ -69,6 +70,9 @@ struct declared_case {
   // range of its type.
   buffer_slot& add_drawn(std::string buffer_name, buffer_role role, dtype type,
                          std::initializer_list<std::int64_t> extents, const distribution& init);
+  // A buffer the shape does not use (input_if(), output_if()): its name taken, nothing else of it kept.
+  // It is not among `buffers`, so nothing allocates, draws, binds, compares, times or lists it.
+  buffer_slot& add_absent(std::string buffer_name, buffer_role role, dtype type);
 
   [[nodiscard]] int device_count() const { return devices == 0 ? 1 : devices; }
   [[nodiscard]] bool has_device_reference() const { return device_reference || device_reference_on_each; }

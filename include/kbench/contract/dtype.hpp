@@ -49,6 +49,31 @@ struct dtype_info {
   return {"?", 0, false, false, 0, 0};
 }
 
+// The largest finite value of a floating-point type (a larger one is stored as inf, or as fp8's NaN); for
+// an integer type, the largest double, which bounds nothing (holds_value() says what an integer holds).
+[[nodiscard]] inline double largest_finite(dtype t) noexcept {
+  switch (t) {
+    case dtype::f32: return std::numeric_limits<float>::max();
+    case dtype::f16: return 65504.0;
+    case dtype::bf16: return 0x1.fep127;
+    case dtype::f8e4m3: return 448.0;
+    default: return std::numeric_limits<double>::max();
+  }
+}
+
+// Whether a value given for an input is one its type t holds: a number (never NaN); ±inf only in the float
+// types that have it (not fp8 e4m3fn, which has none); finite floats within the largest finite value;
+// integers whole and in range. Values that only round (0.1 in fp16) are held: every draw rounds.
+[[nodiscard]] inline bool holds_value(dtype t, double v) noexcept {
+  if (std::isnan(v)) return false;
+  const dtype_info type = info(t);
+  if (type.is_float) return std::isinf(v) ? t != dtype::f8e4m3 : std::fabs(v) <= largest_finite(t);
+  // 2^bits values, from -2^(bits-1) or 0: bounds exact in double even for 64 bits, the upper one excluded.
+  const double span = std::ldexp(1.0, 8 * static_cast<int>(type.size));
+  const double lowest = type.is_signed ? -span / 2 : 0.0, beyond = type.is_signed ? span / 2 : span;
+  return v == std::floor(v) && v >= lowest && v < beyond;  // ±inf fail here too
+}
+
 // dtype_of<T>::value names the dtype of a C++ element type. platform.hpp adds the GPU half types.
 template <class T, class = void>
 struct dtype_of;  // no dtype: the element type is not supported

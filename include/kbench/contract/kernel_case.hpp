@@ -59,6 +59,9 @@ class kernel_case {
   [[nodiscard]] const std::string& name() const { return declared_.name; }
   [[nodiscard]] const kbench::shape& shape() const { return declared_.shape; }
   [[nodiscard]] std::int64_t dim(std::string_view dimension) const;
+  // A dimension that switches a part of the case on or off (has_bias, causal): 0 or 1 at every shape, any
+  // other value a usage error naming it.
+  [[nodiscard]] bool flag(std::string_view dimension) const;
 
   template <class T>
   [[nodiscard]] input_ref<T> input(std::string buffer_name, std::initializer_list<std::int64_t> extents,
@@ -69,6 +72,23 @@ class kernel_case {
   template <class T>
   [[nodiscard]] output_ref<T> output(std::string buffer_name, std::initializer_list<std::int64_t> extents) {
     return output_ref<T>(&declared_.add_buffer(std::move(buffer_name), buffer_role::output, dtype_v<T>, extents));
+  }
+
+  // An input or an output that only some shapes use (a bias where has_bias is 1): where `present` is
+  // false it is absent, and its handle is a null pointer (present() says so; host() gives no values):
+  // nothing is allocated, drawn, compared or timed for it, and its extents and distribution are not
+  // read. Where `present` is true, input() and output() themselves.
+  //   auto bias = c.input_if<float>(c.flag("has_bias"), "bias", {cols});
+  template <class T>
+  [[nodiscard]] input_ref<T> input_if(bool present, std::string buffer_name, std::initializer_list<std::int64_t> extents,
+                                      distribution init = detail::default_distribution<T>()) {
+    if (present) return input<T>(std::move(buffer_name), extents, std::move(init));
+    return input_ref<T>(&declared_.add_absent(std::move(buffer_name), buffer_role::input, dtype_v<T>));
+  }
+  template <class T>
+  [[nodiscard]] output_ref<T> output_if(bool present, std::string buffer_name, std::initializer_list<std::int64_t> extents) {
+    if (present) return output<T>(std::move(buffer_name), extents);
+    return output_ref<T>(&declared_.add_absent(std::move(buffer_name), buffer_role::output, dtype_v<T>));
   }
 
   // A buffer the kernels update in place: drawn like an input, compared like an output. Every run
@@ -134,6 +154,7 @@ class kernel_case {
   template <class Ref>
   void leading_dimension(const Ref& buffer, std::int64_t leading_dimension) {
     detail::buffer_slot& slot = *buffer.slot();
+    if (slot.absent) return;  // no rows to pad at this shape
     if (slot.extents.size() < 2) fail("buffer '" + slot.name + "' has one extent: padded rows need two or more");
     if (leading_dimension < static_cast<std::int64_t>(slot.row())) {
       fail("buffer '" + slot.name + "': leading dimension " + std::to_string(leading_dimension) +

@@ -27,18 +27,31 @@ void declared_case::fail(const std::string& what) const {
   throw usage_error("case '" + name + "' [" + shape.to_string() + "] " + what);
 }
 
+// A new buffer of the case, under a name no buffer of it has yet (present or absent).
+static std::unique_ptr<buffer_slot> new_slot(const declared_case& c, std::string buffer_name, buffer_role role,
+                                             dtype type) {
+  for (const auto* list : {&c.buffers, &c.absent}) {
+    for (const auto& b : *list) {
+      if (b->name == buffer_name) c.fail("declares buffer '" + buffer_name + "' twice");
+    }
+  }
+  auto slot = std::make_unique<buffer_slot>();
+  slot->name = std::move(buffer_name);
+  slot->role = role;
+  slot->type = type;
+  return slot;
+}
+
 buffer_slot& declared_case::add_buffer(std::string buffer_name, buffer_role role, dtype type,
                                       std::initializer_list<std::int64_t> extents) {
-  for (const auto& b : buffers) {
-    if (b->name == buffer_name) fail("declares buffer '" + buffer_name + "' twice");
-  }
+  auto slot = new_slot(*this, buffer_name, role, type);
   if (extents.size() == 0) fail("buffer '" + buffer_name + "' has no extents");
-  auto slot = std::make_unique<buffer_slot>();
   std::size_t size = 1;
   for (std::int64_t e : extents) {
     if (e <= 0) {
       fail("buffer '" + buffer_name + "' has extent " + std::to_string(e) +
-           ": every extent must be > 0 (an empty buffer tests nothing)");
+           ": every extent must be > 0 (an empty buffer tests nothing; one that some shapes do not use is "
+           "declared with input_if() or output_if())");
     }
     if (size > std::numeric_limits<std::size_t>::max() / info(type).size / static_cast<std::size_t>(e)) {
       fail("buffer '" + buffer_name + "' is too large to address");
@@ -46,9 +59,6 @@ buffer_slot& declared_case::add_buffer(std::string buffer_name, buffer_role role
     size *= static_cast<std::size_t>(e);
     slot->extents.push_back(static_cast<std::size_t>(e));
   }
-  slot->name = std::move(buffer_name);
-  slot->role = role;
-  slot->type = type;
   slot->size = size;
   buffers.push_back(std::move(slot));
   return *buffers.back();
@@ -57,34 +67,29 @@ buffer_slot& declared_case::add_buffer(std::string buffer_name, buffer_role role
 buffer_slot& declared_case::add_drawn(std::string buffer_name, buffer_role role, dtype type,
                                      std::initializer_list<std::int64_t> extents, const distribution& init) {
   buffer_slot& slot = add_buffer(std::move(buffer_name), role, type, extents);
-  // The largest finite value of the type (a larger one would be drawn as inf, or as fp8's NaN).
-  const double largest = slot.type == dtype::f16      ? 65504.0
-                         : slot.type == dtype::f8e4m3 ? 448.0
-                         : slot.type == dtype::bf16   ? 0x1.fep127
-                         : slot.type == dtype::f32    ? double{std::numeric_limits<float>::max()}
-                                                      : std::numeric_limits<double>::max();
+  const std::string type_name(info(slot.type).name);
   if (init.shape == distribution::kind::uniform) {
+    const double largest = largest_finite(slot.type);  // a larger bound would be drawn as inf, or as fp8's NaN
     if (std::fabs(init.a) > largest || std::fabs(init.b) > largest) {
-      fail("input '" + slot.name + "': " + init.describe() + " exceeds the range of " + std::string(info(slot.type).name));
+      fail("input '" + slot.name + "': " + init.describe() + " exceeds the range of " + type_name);
     }
   }
   if (init.given_values()) {
-    // Each given value as the type holds it: ±inf only where the type has it, integers whole and in range.
-    const dtype_info type = info(slot.type);
-    const double span = std::ldexp(1.0, 8 * static_cast<int>(type.size));  // integers: 2^bits values
-    const double lowest = type.is_signed ? -span / 2 : 0.0, highest = type.is_signed ? span / 2 - 1 : span - 1;
     for (const double v : {init.a, init.shape == distribution::kind::choice ? init.b : init.a}) {
-      const bool infinite = std::isinf(v);
-      const bool held = type.is_float ? (infinite ? slot.type != dtype::f8e4m3 : std::fabs(v) <= largest)
-                                      : !infinite && v == std::floor(v) && v >= lowest && v <= highest;
-      if (!held) {
-        fail("input '" + slot.name + "': " + init.describe() + " holds a value " + std::string(info(slot.type).name) +
-             " cannot hold");
+      if (!holds_value(slot.type, v)) {
+        fail("input '" + slot.name + "': " + init.describe() + " holds a value " + type_name + " cannot hold");
       }
     }
   }
   slot.init = init;
   return slot;
+}
+
+buffer_slot& declared_case::add_absent(std::string buffer_name, buffer_role role, dtype type) {
+  auto slot = new_slot(*this, std::move(buffer_name), role, type);
+  slot->absent = true;
+  absent.push_back(std::move(slot));
+  return *absent.back();
 }
 
 }  // namespace detail
@@ -93,6 +98,14 @@ std::int64_t kernel_case::dim(std::string_view dimension) const {
   const std::int64_t size = declared_.shape[dimension];
   declared_.asked.emplace_back(dimension);
   return size;
+}
+
+bool kernel_case::flag(std::string_view dimension) const {
+  const std::int64_t value = dim(dimension);
+  if (value != 0 && value != 1) {
+    fail("dimension '" + std::string(dimension) + "' is a flag: 0 or 1, not " + std::to_string(value));
+  }
+  return value == 1;
 }
 
 scratch_ref<std::uint8_t> kernel_case::scratch_bytes(std::string buffer_name, std::size_t bytes) {

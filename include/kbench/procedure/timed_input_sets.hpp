@@ -122,8 +122,12 @@ class timed_input_sets {
       }
     }
     for_each_drawn([&](const buffer_slot& slot, std::size_t stream_id, timed_buffer& timed) {
-      fill_random(timed.source.data(), slot.type, timed.source.bytes() / info(slot.type).size, slot.init,
-                  draw_seed(~0ull), stream_id, buffers_.stream_of(slot));
+      if (slot.init.positional()) {
+        place_positional(slot, stream_id, timed.source);
+      } else {
+        fill_random(timed.source.data(), slot.type, timed.source.bytes() / info(slot.type).size, slot.init,
+                    draw_seed(~0ull), stream_id, buffers_.stream_of(slot));
+      }
     });
     buffers_.devices().join();
   }
@@ -134,16 +138,17 @@ class timed_input_sets {
   // launch has seen (draw > 0 numbers the draws). Fresh: from the generator, with a seed of its own.
   // Otherwise, cheaper: the values drawn once (source), rotated by an offset of the draw's own, which
   // keeps every value of the declared distribution and gives each element a value no launch has seen
-  // there (arange inputs, whose values are their indices, stay in place). Each input's fingerprint as
-  // drawn is added up on the device, to be matched by fingerprint_after_launches().
+  // there. Positional inputs (arange, from_index: their values belong to their indices) stay as placed
+  // once per run, fresh or not (place_positional). Each input's fingerprint as drawn is added up on the
+  // device, to be matched by fingerprint_after_launches().
   void redraw(std::uint64_t draw, bool fresh) {
     for_each_drawn([&](const buffer_slot& slot, std::size_t stream_id, timed_buffer& timed) {
       const std::size_t elements = timed.sets.bytes() / info(slot.type).size;
-      if (fresh) {
+      const bool positional = slot.init.positional();
+      if (fresh && !positional) {
         fill_random(timed.sets.data(), slot.type, elements, slot.init, draw_seed(draw), stream_id, buffers_.stream_of(slot));
       } else {
-        const bool in_place_values = slot.init.shape == distribution::kind::arange;
-        const std::size_t offset = in_place_values || elements < 2 ? 0 : 1 + mix_seed(draw_seed(draw) ^ stream_id) % (elements - 1);
+        const std::size_t offset = positional || elements < 2 ? 0 : 1 + mix_seed(draw_seed(draw) ^ stream_id) % (elements - 1);
         rotate_elements(timed.sets.data(), timed.source.data(), slot.type, elements, offset, buffers_.stream_of(slot));
       }
     });
@@ -222,6 +227,21 @@ class timed_input_sets {
 
  private:
   [[nodiscard]] static std::size_t stride_bytes(const buffer_slot& slot) { return (slot.storage_bytes() + 255) / 256 * 256; }
+
+  // The values of a positional input (arange, from_index) in every set of `block`, each laid out as input
+  // set 0 is (element i of the rows at its place, the padding poisoned): drawn as one array across the
+  // sets, set k would start at index k times the set's length, and the padding would hold values too. A
+  // position beyond the input, or an index past the end of a table, is no value the case declared.
+  // Drawn once per timing run with a seed of its own, and then kept: evaluating a function of the index
+  // on the host again before every sample would cost a host pass and a copy per sample, and rotated, a
+  // value would leave the index it belongs to. The other inputs are still drawn anew for every sample.
+  void place_positional(const buffer_slot& slot, std::size_t stream_id, set_block& block) {
+    const hipStream_t stream = buffers_.stream_of(slot);
+    draw_buffer(block.at(0), slot, draw_seed(~0ull), stream_id, stream);
+    for (int k = 1; k < block.count(); ++k) {
+      KBENCH_HIP_CHECK(hipMemcpyAsync(block.at(k), block.at(0), slot.storage_bytes(), hipMemcpyDeviceToDevice, stream));
+    }
+  }
   [[nodiscard]] std::uint64_t draw_seed(std::uint64_t draw) const {
     return buffers_.seed() + 0x9E3779B97F4A7C15ull * draw;
   }
