@@ -162,7 +162,8 @@ set(KBENCH_GPU_LANGUAGE "${_kbench_language}" CACHE INTERNAL "language of .hip s
 if(NOT KBENCH_GPU_PLATFORM STREQUAL "none" AND NOT TARGET kbench_kbench)
   add_library(kbench_kbench INTERFACE)
   add_library(kbench::kbench ALIAS kbench_kbench)
-  target_link_libraries(kbench_kbench INTERFACE kbench::host)
+  # dlopen: NVML is opened at run time for the driver's clock setting (engines/clock_control.hpp).
+  target_link_libraries(kbench_kbench INTERFACE kbench::host ${CMAKE_DL_LIBS})
   if(KBENCH_GPU_PLATFORM STREQUAL "amd")
     target_link_libraries(kbench_kbench INTERFACE ${_kbench_hip_runtime})
     if(KBENCH_ROCTX_INCLUDE_DIR AND KBENCH_ROCTX_LIBRARY)

@@ -180,7 +180,7 @@ def self_test(schema_path, valid_path):
 
     # What must be rejected.
     # Keys that documents of older kbench lack are optional, read with a default ("complete": true).
-    optional = {"complete", "incomplete_reason"}
+    optional = {"complete", "incomplete_reason", "clock_setting"}
     for key in list(document):
         expect(key not in optional, f"top-level key '{key}' deleted", lambda d, key=key: d.pop(key))
     expect(True, "an unknown key 'bogus' added to cases[0]", lambda d: d["cases"][0].__setitem__("bogus", 1))
@@ -214,6 +214,11 @@ def self_test(schema_path, valid_path):
                lambda d: d["cases"][timed]["timing"]["findings"].append({"kind": "note"}))
         expect(True, f"{t}.optimized.median deleted",
                lambda d: d["cases"][timed]["timing"]["optimized"].pop("median"))
+        if isinstance(document["cases"][timed]["timing"].get("clocks"), dict):
+            expect(True, f"{t}.clocks.throttled_kept set to \"no\"",
+                   lambda d: d["cases"][timed]["timing"]["clocks"].__setitem__("throttled_kept", "no"))
+            expect(False, f"{t}.clocks.samples.optimized given a clock that was not read (null)",
+                   lambda d: d["cases"][timed]["timing"]["clocks"]["samples"]["optimized"].append(None))
     else:
         print("note: no case of the document has a timing; the timing mutations are left out")
     checked = next((i for i, c in enumerate(document["cases"]) if c.get("checks")), None)

@@ -17,6 +17,9 @@
 //   physics          (issue 26) the same map more than 10x faster than a reference slowed by useless
 //                    arithmetic passes, the roofline bounding it; declaring that arithmetic as the work
 //                    puts the map far above the device's measured peak, and fails
+//   clocks           (issue 26) every sample carries the SM clock over it, close to the clock the driver
+//                    reports; with a threshold no sample can meet, every sample is throttled, all are kept
+//                    (too few unthrottled) and the timing fails
 #include <kbench/compare.hpp>
 #include <kbench/contract/device_buffer.hpp>
 #include <kbench/procedure.hpp>
@@ -25,10 +28,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <deque>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "catch.hpp"
 #include "support/catch2_runner.hpp"
@@ -43,10 +48,13 @@ const kbench::case_registration& registration(kbench::case_function f) {
   return keep.emplace_back("planted", f, __FILE__, __LINE__);
 }
 
-kbench::perf_outcome time(kbench::case_function f, const kbench::shape& s, const char* mode) {
+// `throttle_threshold`: past the option's range where a test needs it (above 1: no sample can meet it).
+kbench::perf_outcome time(kbench::case_function f, const kbench::shape& s, const char* mode, double throttle_threshold = 0.75) {
   const char* argv[] = {"trust_sampling_test", "perf", "--max-time", "0.5", "--timing", mode};
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  return kbench::measure_case(registration(f), s, kbench::parse_options(6, argv), 0x7159);
+  kbench::run_options options = kbench::parse_options(6, argv);
+  options.throttle_threshold = throttle_threshold;
+  return kbench::measure_case(registration(f), s, options, 0x7159);
 }
 
 // Every finding of the timing and the census of a perf outcome, failing or not, with its kind.
@@ -353,6 +361,60 @@ TEST_CASE("a kernel faster than the roofline allows fails, naming the ceiling", 
   CHECK(o.timing->roofline.binding == "compute");
   CHECK(found(o, "is above the device's measured peak for its arithmetic"));
   CHECK(found(o, "fp32 FMA"));
+}
+
+// ---- clocks (issue 26) -------------------------------------------------------------------------------
+// What share of a timing's samples have a clock.
+double share_read(const std::vector<double>& hz) {
+  const auto read = std::count_if(hz.begin(), hz.end(), [](double h) { return std::isfinite(h); });
+  return hz.empty() ? 0.0 : static_cast<double>(read) / static_cast<double>(hz.size());
+}
+
+TEST_CASE("every sample carries the SM clock over it, near the driver's, in every timing mode", "[clocks][perf]") {
+  for (const char* mode : {"cold", "hot", "batch"}) {
+    const kbench::shape& s = std::string(mode) == "batch" ? batch_stream_shape : stream_shape;
+    const kbench::perf_outcome o = time(slow_reference_case<false>, s, mode);
+    INFO(mode << ": " << findings_of(o));
+    REQUIRE(o.timing);
+    const kbench::sample_clocks& c = o.timing->clocks;
+    INFO(c.unmeasured);
+    REQUIRE(c.measured);
+    REQUIRE(c.optimized);
+    REQUIRE(c.reference);
+    CHECK(c.optimized_hz.size() == o.timing->optimized_samples.size());
+    CHECK(c.reference_hz.size() == o.timing->reference_samples.size());
+    CHECK(share_read(c.optimized_hz) > 0.95);
+    CHECK(share_read(c.reference_hz) > 0.95);
+    CHECK(c.optimized->median > 0.5 * c.highest_hz);
+    CHECK(c.optimized->median < 1.02 * c.highest_hz);
+    CHECK(c.throttled_hz.empty());
+    // Both sides of a sample run back to back at one clock: the speedup in cycles is the one in seconds.
+    CHECK(c.speedup_in_cycles == Approx(o.timing->speedup).epsilon(0.05));
+    // The driver's reading, taken right after the device's ceilings were measured under load.
+    const double driver = kbench::detail::device_ceilings_once().clock_setting.current_hz;
+    if (driver > 0) CHECK(c.optimized->median == Approx(driver).epsilon(0.1));
+  }
+}
+
+TEST_CASE("samples below the throttle threshold are left out; with too few left, all count and the timing fails", "[clocks][perf]") {
+  const kbench::perf_outcome none = time(slow_reference_case<false>, stream_shape, "cold", 0.0);
+  REQUIRE(none.timing);
+  CHECK(none.timing->clocks.throttled_hz.empty());
+  CHECK(none.passed());
+  // Above 1: no sample can meet it, every one is throttled.
+  const kbench::perf_outcome all = time(slow_reference_case<false>, stream_shape, "cold", 2.0);
+  INFO(findings_of(all));
+  REQUIRE(all.timing);
+  const kbench::sample_clocks& c = all.timing->clocks;
+  CHECK(c.throttled_kept);
+  CHECK(c.throttled_hz.size() == all.timing->optimized_samples.size());
+  CHECK(all.timing->optimized_samples.size() >= 100);  // sampling went on to the options' minimum, then stopped
+  CHECK_FALSE(all.timing->precise);
+  CHECK(all.timing->optimized_precision > 0);  // the precision of the samples reported, not of none
+  CHECK_FALSE(all.passed());
+  CHECK(found(all, "[throttled]"));
+  CHECK(found(all, "samples ran below 200% of the highest SM clock"));
+  CHECK(found(all, "too few ran unthrottled"));
 }
 
 TEST_CASE("a kernel that sniffs the poison in its output gains nothing: every sample's outputs are poisoned", "[sampling][perf]") {

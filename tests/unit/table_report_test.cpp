@@ -138,10 +138,11 @@ TEST_CASE("csv: a header, plain numbers, RFC 4180 quoting and CRLF", "[table]") 
   const std::string header =
       "case,shape,verdict,speedup_verdict,timing_mode,median_is,launches_per_sample,reference_median_seconds,"
       "optimized_median_seconds,speedup,speedup_low,speedup_high,bytes_per_second,fraction_of_copy_bandwidth,"
-      "roofline_bound,roofline_binding,roofline_share,reference_kernels,optimized_kernels\r\n";
+      "roofline_bound,roofline_binding,roofline_share,reference_kernels,optimized_kernels,optimized_clock_hz,"
+      "speedup_in_cycles\r\n";
   CHECK(csv.rfind(header, 0) == 0);
   CHECK_THAT(csv, kbench_test::contains("\r\nrmsnorm,rows=2/cols=3,pass,faster,cold,one launch,1,0.0002,0.0001,2,"
-                                        "1.9,2.1,2000000000000,0.5,memory,memory,0.5,3,1\r\n"));
+                                        "1.9,2.1,2000000000000,0.5,memory,memory,0.5,3,1,,\r\n"));
   CHECK_THAT(csv, kbench_test::contains("\r\nrmsnorm,rows=2/cols=6,pass,faster,batch,\"per launch, back to "
                                         "back\",100,"));
   CHECK_THAT(csv, kbench_test::contains("\r\n\"soft\"\"max,v2\",n=8,pass,faster,hot,one launch,1,"));
@@ -155,7 +156,7 @@ TEST_CASE("a correctness run gives its verdicts and empty timing cells", "[table
   for (kbench::case_record& c : run.cases) c.timing.reset();
   run.cases[1].verdict = kbench::case_verdict::fail;
   const json doc = document(run);
-  CHECK_THAT(kbench::to_csv(doc), kbench_test::contains("\r\nrmsnorm,rows=2/cols=6,fail,,,,,,,,,,,,,,,,\r\n"));
+  CHECK_THAT(kbench::to_csv(doc), kbench_test::contains("\r\nrmsnorm,rows=2/cols=6,fail,,,,,,,,,,,,,,,,,,\r\n"));
   CHECK_THAT(kbench::to_markdown(doc), kbench_test::contains("| rmsnorm | rows=2/cols=6 |  |  |  |  |  |  |  | fail |  |\n"));
   CHECK_THAT(kbench::to_markdown(doc), !kbench_test::contains("[1]"));
 }

@@ -1,8 +1,9 @@
 // kbench/contract/platform.hpp: the one header that knows the GPU platform. Everything that differs between AMD
 // (hipcc/clang, wavefront 64 on gfx9, 32 on RDNA) and NVIDIA (HIP's NVIDIA platform through nvcc, warp 32)
 // is here: the 16-bit float types, their conversions, packed bf16 arithmetic, the wave size and the
-// cross-lane shuffles, and persisting L2 (NVIDIA only); but for profiler ranges
-// (engines/profiler_range.hpp: a costly header that test files never need).
+// cross-lane shuffles, the device's clocks and persisting L2 (NVIDIA only); but for profiler ranges
+// (engines/profiler_range.hpp) and the driver's clock settings (engines/clock_control.hpp): costly
+// headers that test files never need.
 // Kernels written against these names compile unchanged on both.
 #pragma once
 
@@ -176,6 +177,51 @@ __device__ inline bf16x2_t packed_bf16(float low, float high) { return __floats2
 #else
 #define KBENCH_HAS_PACKED_BF16_FMA 0
 #endif
+
+// The device's clocks, read in a kernel: which multiprocessor (compute unit) a thread runs on, and a timer
+// that counts at a constant rate whatever the SM clock does (NVIDIA's %globaltimer, nanoseconds; AMD's
+// s_memrealtime, at the rate device_wall_tick_rate gives). clock64() counts the SM clock's cycles, one
+// counter per multiprocessor: a rate is read between two stamps of the same multiprocessor
+// (engines/clock_stamps.hpp).
+__device__ inline unsigned int multiprocessor_id() {
+#if defined(KBENCH_PLATFORM_NVIDIA)
+  unsigned int id = 0;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+#else
+  return __smid();
+#endif
+}
+
+__device__ inline unsigned long long device_wall_ticks() {
+#if defined(KBENCH_PLATFORM_NVIDIA)
+  unsigned long long ns = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+  return ns;
+#elif defined(__HIP_DEVICE_COMPILE__) && __has_builtin(__builtin_amdgcn_s_memrealtime)
+  return __builtin_amdgcn_s_memrealtime();  // HIP's wall_clock64(), which HIP 5 declares for the device pass only
+#else
+  return 0;  // a target without the timer (gfx11 and later), or the host pass: no stamp is read
+#endif
+}
+
+// Ticks per second of device_wall_ticks() on the current device; 0 where the runtime does not say (HIP 5
+// on AMD: the caller measures it against the host's clock).
+inline double device_wall_tick_rate() {
+#if defined(KBENCH_PLATFORM_NVIDIA)
+  return 1e9;
+#elif HIP_VERSION_MAJOR >= 6
+  int device = 0, kilohertz = 0;
+  if (hipGetDevice(&device) != hipSuccess ||
+      hipDeviceGetAttribute(&kilohertz, hipDeviceAttributeWallClockRate, device) != hipSuccess) {
+    (void)hipGetLastError();
+    return 0.0;
+  }
+  return kilohertz * 1e3;
+#else
+  return 0.0;
+#endif
+}
 
 // Whether the platform has persisting L2 (the functions below do nothing on one without).
 #if defined(KBENCH_PLATFORM_NVIDIA)

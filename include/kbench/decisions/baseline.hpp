@@ -159,6 +159,37 @@ inline void judge_reference(const baseline_options& options, baseline_case& c) {
                                                           "unless --intended-change"));
 }
 
+// The median SM clock of a side's samples in a case's timing (absent in documents of an older kbench, and
+// where the clock was not read).
+inline std::optional<double> median_clock(const nlohmann::ordered_json& timing, const char* side) {
+  const auto clocks = timing.find("clocks");
+  if (clocks == timing.end() || !clocks->is_object()) return std::nullopt;
+  const auto stats = clocks->find(side);
+  if (stats == clocks->end() || !stats->is_object()) return std::nullopt;
+  const std::optional<double> median = number_at(*stats, "median");
+  return median && *median > 0 ? median : std::nullopt;
+}
+
+// Runs whose optimized kernel ran at SM clocks more than this apart (relative) say so: a time moves with
+// the clock where a kernel is bound by its own arithmetic or latency.
+inline constexpr double clock_tolerance = 0.02;
+
+inline void note_clocks(const nlohmann::ordered_json& before, const nlohmann::ordered_json& now, baseline_case& c) {
+  const std::optional<double> a = median_clock(before, "optimized"), b = median_clock(now, "optimized");
+  if (!a || !b) return;
+  const double ratio = *b / *a;
+  if (std::fabs(ratio - 1.0) <= clock_tolerance) return;
+  std::string note = fmt::format("the optimized kernel ran at another SM clock: {:.0f} MHz in the baseline, {:.0f} MHz "
+                                 "now ({:.3f}x)",
+                                 *a / 1e6, *b / 1e6, ratio);
+  if (c.optimized) {
+    note += fmt::format("; in cycles its time moved {:.3f}x (a kernel bound by its arithmetic or latency keeps its "
+                        "cycles when the clock moves; a memory-bound one keeps its seconds)",
+                        c.optimized->ratio * ratio);
+  }
+  c.notes.push_back(note);
+}
+
 inline baseline_case compare_case(const nlohmann::ordered_json& before, const nlohmann::ordered_json& now,
                                   const baseline_options& options) {
   baseline_case c;
@@ -192,6 +223,7 @@ inline baseline_case compare_case(const nlohmann::ordered_json& before, const nl
                                   c.baseline_mode, c.current_mode));
   }
   if (!c.optimized->ci) c.notes.push_back("a file has no raw samples: judged on the medians alone");
+  note_clocks(t0, t1, c);
   if (c.change != time_change::same && c.reference && judge_ratio(*c.reference, options.threshold) == c.change) {
     const interval a = c.optimized->ci.value_or(interval{c.optimized->ratio, c.optimized->ratio});
     const interval b = c.reference->ci.value_or(interval{c.reference->ratio, c.reference->ratio});
@@ -250,6 +282,17 @@ inline void note_completeness(const nlohmann::ordered_json& baseline, const nloh
                                       std::pair{"kbench version", "/kbench_version"}}) {
     const json a = field(baseline, pointer), b = field(current, pointer);
     if (a != b) report.warnings.push_back(fmt::format("{} differs: baseline {}, current {}", what, a.dump(), b.dump()));
+  }
+  // The driver's clock setting, where both runs read it (older documents have none).
+  const json lock_before = field(baseline, "/clock_setting/locked"), lock_now = field(current, "/clock_setting/locked");
+  const json at_before = field(baseline, "/clock_setting/locked_hz"), at_now = field(current, "/clock_setting/locked_hz");
+  if (lock_before.is_boolean() && lock_now.is_boolean() && (lock_before != lock_now || at_before != at_now)) {
+    auto setting = [](const json& locked, const json& at) {
+      if (!locked.get<bool>()) return std::string("not locked");
+      return at.is_number() ? fmt::format("locked at {:.0f} MHz", at.get<double>() / 1e6) : std::string("locked");
+    };
+    report.warnings.push_back(fmt::format("the SM clock setting differs: baseline {}, current {}",
+                                          setting(lock_before, at_before), setting(lock_now, at_now)));
   }
   detail::note_completeness(baseline, current, report);
 

@@ -38,6 +38,7 @@ struct run_options {
   double warmup_time = 0.02;         // and warm up for at least this long (clocks ramp up)
   double flush_mib = 0.0;            // cold mode's cache flush; 0: max(256 MiB, 4 x L2)
   double batch_below_us = 10.0;      // automatic mode batches kernels shorter than this
+  double throttle_threshold = 0.75;  // a sample below this share of the highest SM clock is left out (0: none)
   int input_sets = input_sets_auto;  // input sets drawn anew before each timed sample
   std::string json_path;             // write the results as JSON here
   std::string markdown_path;         // a table of the results, for a pull request

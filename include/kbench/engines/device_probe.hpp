@@ -16,6 +16,7 @@
 #include "../contract/hip_check.hpp"
 #include "../results/results.hpp"
 #include "../results/statistics.hpp"
+#include "clock_control.hpp"
 #include "compute_peak.hpp"
 #include "measure.hpp"
 #include "timing.hpp"
@@ -71,6 +72,8 @@ inline gpu_info probe_gpu(int device) {
   g.multiprocessors = prop.multiProcessorCount;
   g.wave_size = prop.warpSize;
   g.memory_bytes = static_cast<double>(prop.totalGlobalMem);
+  int kilohertz = 0;
+  if (hipDeviceGetAttribute(&kilohertz, hipDeviceAttributeClockRate, device) == hipSuccess) g.highest_clock_hz = kilohertz * 1e3;
   char bus[32] = {};
   if (hipDeviceGetPCIBusId(bus, sizeof bus, device) == hipSuccess) g.pci_bus_id = bus;
   (void)hipGetLastError();
@@ -134,6 +137,9 @@ inline const gpu_info& gpu(int device) {
     KBENCH_HIP_CHECK(hipDeviceGetAttribute(&multiprocessors, hipDeviceAttributeMultiprocessorCount, device));
     kbench::stream s;
     c.compute = measure_compute_peaks(multiprocessors, s.get());
+    char bus[32] = {};
+    c.clock_setting = read_clock_control(hipDeviceGetPCIBusId(bus, sizeof bus, device) == hipSuccess ? bus : "");
+    (void)hipGetLastError();
     c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return c;
   }();

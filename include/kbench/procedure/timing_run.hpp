@@ -8,7 +8,9 @@
 //   prepare_mode          cold mode's cache flush, batch mode's graphs
 //   sample_until_stopped  reference and optimized back to back in an order drawn per sample, both queued
 //                         behind a gate (launch_gate.hpp) before either starts, each between its own event
-//                         pair, until the stop rule says so (stop_rule.hpp). Before each side (untimed) its
+//                         pair and, outside it, two clock stamps that give the SM clock over the side; samples
+//                         that ran throttled are set aside (timed_samples.hpp), and sampling goes on until
+//                         the stop rule says so (stop_rule.hpp). Before each side (untimed) its
 //                         input sets are written (drawn anew for the first, the same values again for the
 //                         second) and its outputs prepared, so no timed launch reads inputs an earlier launch
 //                         has seen or can tell whether it will be checked; after each sample, launches drawn
@@ -16,7 +18,7 @@
 //                         sample's always (timed_checks.hpp)
 //   audit_timed_memory    the guards, the checked inputs, the fingerprints of every input set, and memory a
 //                         kernel kept in L2 through the cache flush (timed_audit.hpp)
-//   summarize_samples     statistics of both kernels and the speedup's interval
+//   summarize_samples     statistics of both kernels and the speedup's interval, in seconds and in cycles
 //   measure_latency       cold launches on fresh inputs (latency: one cold launch less the event-pair floor)
 //                         and on the inputs of the launch before (a kernel faster on those reuses results)
 //   unseen work           one launch on an idle device timed on the host's clock
@@ -56,6 +58,7 @@
 #include "timed_audit.hpp"
 #include "timed_checks.hpp"
 #include "timed_input_sets.hpp"
+#include "timed_samples.hpp"
 
 namespace kbench {
 namespace detail {
@@ -83,6 +86,12 @@ inline void summarize_samples(timing_result& t, const std::vector<double>& optim
     t.speedup = t.reference->median / t.optimized.median;
     t.speedup_interval = ratio_of_medians_interval(reference, optimized);
   }
+}
+
+// Host time of one step of the run, for the report of where a run's wall time goes.
+template <class Step>
+void timed_stage(stage_times& stages, const char* name, Step&& step) {
+  stages.push_back({name, host_seconds(step)});
 }
 
 // How cold and hot mode take their samples (batch_graphs.hpp says batch mode's).
@@ -116,7 +125,9 @@ class timing_run {
   timing_run(case_buffers& buffers, output_comparator& comparator, host_computation& host, const run_options& options,
              const gpu_info& g, const device_ceilings& ceilings)
       : buffers_(buffers), comparator_(comparator), host_(host), options_(options), gpu_(g), ceilings_(ceilings),
-        spin_(buffers.stream()), gate_(spin_.cycles_per_second()), with_reference_(buffers.has_device_reference()), flushes_(buffers.devices()) {
+        spin_(buffers.stream()), gate_(spin_.cycles_per_second()),
+        with_reference_(buffers.has_device_reference()), samples_(buffers.stream(), g, options, with_reference_),
+        flushes_(buffers.devices()) {
     t_.warmup = options.warmup;
     t_.work = buffers.declaration().work;
     t_.expectations = buffers.declaration().expectations;
@@ -124,19 +135,19 @@ class timing_run {
   }
 
   [[nodiscard]] timing_result run() {
-    stage("warm-up", [&] { warm_up(); });
-    stage("set-up", [&] {
+    timed_stage(t_.stage_seconds, "warm-up", [&] { warm_up(); });
+    timed_stage(t_.stage_seconds, "set-up", [&] {
       choose_mode();
       draw_input_sets();
       prepare_mode();
     });
-    stage("sampling", [&] { sample_until_stopped(); });
-    stage("audit", [&] { audit_timed_memory(); });
-    summarize_samples(t_, optimized_s_, reference_s_, waits_, with_reference_);
-    stage("latency", [&] { measure_latency(); });
+    timed_stage(t_.stage_seconds, "sampling", [&] { sample_until_stopped(); });
+    timed_stage(t_.stage_seconds, "audit", [&] { audit_timed_memory(); });
+    summarize_samples(t_, samples_.optimized(), samples_.reference(), waits_, with_reference_);
+    timed_stage(t_.stage_seconds, "latency", [&] { measure_latency(); });
     // Work the timed stream did not see (another stream, or started after the launch returned) keeps the
     // device busy on the host's clock.
-    stage("unseen work", [&] {
+    timed_stage(t_.stage_seconds, "unseen work", [&] {
       t_.launch_wall = launch_wall_time([&] { sets_->prepare_outputs(side::optimized, 1); },
                                         [&] { sets_->launch(side::optimized, 0); });
     });
@@ -208,17 +219,19 @@ class timing_run {
   void redraw(bool fresh = false) { sets_->redraw(static_cast<std::uint64_t>(++draws_), fresh); }
 
   // The launches of one side in one sample, between that side's events, queued behind the flush (of
-  // every device of the case) or a spin so that the launch overhead is not timed.
+  // every device of the case) or a spin so that the launch overhead is not timed; clock stamps around all.
   void timed(side target, event_pair& events) {
-    flushes_.before_timed(flush_ ? &*flush_ : nullptr);
-    if (!flush_) spin_.enqueue(stream(), 20e-6);
-    const std::optional<launch_graph>& graph = graphs_.of(target);
-    events.record_around(stream(), [&] {
-      if (graph) {
-        graph->launch(stream());
-      } else {
-        for (int i = 0; i < per_sample_; ++i) sets_->launch(target, i);
-      }
+    samples_.stamp_around(target, stream(), [&] {
+      flushes_.before_timed(flush_ ? &*flush_ : nullptr);
+      if (!flush_) spin_.enqueue(stream(), 20e-6);
+      const std::optional<launch_graph>& graph = graphs_.of(target);
+      events.record_around(stream(), [&] {
+        if (graph) {
+          graph->launch(stream());
+        } else {
+          for (int i = 0; i < per_sample_; ++i) sets_->launch(target, i);
+        }
+      });
     });
   }
 
@@ -239,8 +252,7 @@ class timing_run {
     waits_.push_back(device_idle_wait());
     sets_->fingerprint_after_launches();  // the last side's, once the device is idle (the wait times it alone)
     const double reference = with_reference_ ? reference_events_.seconds() : 0.0;
-    if (with_reference_) reference_s_.push_back(reference / per_sample_);
-    optimized_s_.push_back(optimized_events_.seconds() / per_sample_);
+    samples_.add(optimized_events_.seconds() / per_sample_, reference / per_sample_);
     if (gated_ && gate_.timed_out()) {
       gated_ = false;
       t_.findings.push_back({finding_kind::note, gate_timed_out_note});
@@ -279,12 +291,10 @@ class timing_run {
     bool stop = false;
     while (!stop) {
       const double timed_seconds = sample();
-      stop = rule.should_stop(optimized_s_, reference_s_, host_seconds_since(start));
+      stop = rule.should_stop(samples_.optimized(), samples_.reference(), host_seconds_since(start), samples_.taken());
       checks_->after_sample(*sets_, timed_seconds, stop, t_.findings);
     }
-    t_.precise = rule.precise();
-    t_.optimized_precision = rule.optimized_precision();
-    t_.reference_precision = rule.reference_precision();
+    samples_.finish(rule, t_);
   }
 
   // What the timed launches did to memory besides their outputs (timed_audit.hpp).
@@ -330,12 +340,6 @@ class timing_run {
     t_.latency = std::max(t_.single_launch - ceilings_.floor.events_only, 0.0);
   }
 
-  // Host time of one step of the run, for the report of where a run's wall time goes.
-  template <class Step>
-  void stage(const char* name, Step&& step) {
-    t_.stage_seconds.push_back({name, host_seconds(step)});
-  }
-
   static constexpr int seen_pairs = 9;  // fresh and seen cold launches, alternately
 
   case_buffers& buffers_;
@@ -348,6 +352,7 @@ class timing_run {
   launch_gate gate_;
   bool gated_ = true;  // until a gate opened by itself
   const bool with_reference_;
+  timed_samples samples_;
   device_flushes flushes_;
   std::optional<timed_input_sets> sets_;
   std::optional<timed_checks> checks_;
@@ -359,7 +364,7 @@ class timing_run {
   event_pair reference_events_, optimized_events_;
   std::optional<cache_flush> flush_;
   batch_graphs graphs_;
-  std::vector<double> reference_s_, optimized_s_, waits_;
+  std::vector<double> waits_;
 };
 
 }  // namespace detail

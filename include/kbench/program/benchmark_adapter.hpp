@@ -76,6 +76,7 @@ class perf_mode : public case_mode {
     run.copy = ceilings.copy;
     run.timer_floor = ceilings.floor;
     run.compute_peaks = ceilings.compute;
+    run.clock_setting = ceilings.clock_setting;
     run.ceilings_seconds = ceilings.seconds;
     (void)built_resources();  // the census's figures of the build
   }

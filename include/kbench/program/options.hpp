@@ -187,6 +187,10 @@ inline void declare_run_options(CLI::App& app, run_options& o, option_texts& t) 
   app.add_option("--batch-below-us", o.batch_below_us, "automatic timing batches kernels shorter than this")
       ->envname("KBENCH_BATCH_BELOW_US")
       ->check(CLI::Range(0.0, 1e6));
+  app.add_option("--throttle-threshold", o.throttle_threshold,
+                 "leave out samples whose SM clock was below this share of the device's highest (0: keep all)")
+      ->envname("KBENCH_THROTTLE_THRESHOLD")
+      ->check(CLI::Range(0.0, 1.0));
   app.add_option("--input-sets", t.input_sets,
                  "input sets drawn anew before each sample: auto (1, or 1 per launch of a batch), beyond-cache, or a count")
       ->envname("KBENCH_INPUT_SETS");

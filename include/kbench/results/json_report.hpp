@@ -21,31 +21,11 @@
 
 #include "../contract/error.hpp"
 #include "case_digest.hpp"
+#include "physics_json.hpp"
 #include "results.hpp"
 
 namespace kbench {
 namespace detail {
-
-using json = nlohmann::ordered_json;
-
-inline json number(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  return v;
-}
-
-inline json optional_number(const std::optional<double>& v) { return v ? number(*v) : json(nullptr); }
-
-inline json to_json(const sample_stats& s) {
-  return {{"count", s.count}, {"median", number(s.median)}, {"mean", number(s.mean)}, {"min", number(s.min)},
-          {"max", number(s.max)}, {"stddev", number(s.stddev)}, {"p10", number(s.p10)}, {"p90", number(s.p90)}};
-}
-
-inline json samples(const std::vector<double>& seconds) {
-  json all = json::array();
-  for (double s : seconds) all.push_back(number(s));
-  return all;
-}
 
 inline json to_json(const tolerance& t) {
   json rules = json::array();
@@ -149,21 +129,6 @@ inline json throughput_json(const timing_result& t) {
           {"fraction_of_copy_bandwidth", o.fraction_of_copy ? number(*o.fraction_of_copy) : json(nullptr)}};
 }
 
-// The roofline (json_report's "roofline"), as judge_timing computed it; absent figures null.
-inline json roofline_json(const roofline& r) {
-  auto positive = [](double v) { return v > 0 ? number(v) : json(nullptr); };
-  return {{"bound", r.bound.empty() ? json(nullptr) : json(r.bound)},
-          {"intensity", positive(r.intensity)},
-          {"memory_bytes_per_second", positive(r.memory_bytes_per_second)},
-          {"peak_flops_per_second", positive(r.peak_flops_per_second)},
-          {"peak", r.peak_how.empty() ? json(nullptr) : json(r.peak_how)},
-          {"attainable_flops_per_second", positive(r.attainable_flops_per_second)},
-          {"floor_seconds", positive(r.floor_seconds)},
-          {"binding", r.binding.empty() ? json(nullptr) : json(r.binding)},
-          {"optimized_share", positive(r.optimized_share)},
-          {"reference_share", r.reference_share ? number(*r.reference_share) : json(nullptr)}};
-}
-
 // A timing, with the host seconds of each step of the perf procedure (`stages`) as its "stage_seconds".
 inline json to_json(const timing_result& t, const stage_times& stages) {
   json stage_seconds = json::object();
@@ -212,6 +177,7 @@ inline json to_json(const timing_result& t, const stage_times& stages) {
             {"link_bytes", number(t.work.link_bytes)}}},
           {"throughput", throughput_json(t)},
           {"roofline", roofline_json(t.roofline)},
+          {"clocks", clocks_json(t.clocks, t.reference.has_value())},
           {"flags", texts(t.findings)},
           {"notes", texts(t.findings, false)},
           {"findings", to_json(t.findings, finding_source::timing)},
@@ -326,6 +292,7 @@ inline json to_json(const case_census& c) {
        {{"usable", g.usable}, {"reason", g.reason}, {"ordinal", g.device}, {"assigned_by", g.assigned_by}, {"pci_bus_id", g.pci_bus_id}, {"platform", g.platform}, {"name", g.name},
         {"arch", g.arch}, {"multiprocessors", g.multiprocessors}, {"wave_size", g.wave_size},
         {"memory_bytes", number(g.memory_bytes)}, {"l2_bytes", number(g.l2_bytes)},
+        {"highest_clock_hz", g.highest_clock_hz > 0 ? number(g.highest_clock_hz) : json(nullptr)},
         {"open_seconds", number(g.open_seconds)}}},
       {"options", {{"warmup", run.warmup}, {"iterations", run.iterations}}},
       {"copy_bandwidth", copy},
@@ -335,6 +302,7 @@ inline json to_json(const case_census& c) {
                                              {"empty_launch_wall", number(run.timer_floor->empty_launch_wall)}}
                                       : json(nullptr)},
       {"compute_peaks", peaks},
+      {"clock_setting", run.clock_setting ? detail::clock_setting_json(*run.clock_setting) : json(nullptr)},
       {"ceilings_seconds", number(run.ceilings_seconds)},
       {"cases", cases}};
 }

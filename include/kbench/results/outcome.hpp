@@ -46,6 +46,7 @@ enum class finding_kind {
   census_mismatch,     // the optimized side's kernels contradict what the case expects of them (census.hpp)
   note,                // worth knowing, not failing
   persisting_cache,    // a kernel kept memory in L2 through the cache flush (an access-policy window, set-aside L2)
+  throttled,           // too few samples ran at the SM clock to leave out those that did not (throttle_rule.hpp)
 };
 
 struct finding {
@@ -147,6 +148,7 @@ struct sourced_finding : finding {
     case finding_kind::census_mismatch: return "census_mismatch";
     case finding_kind::note: return "note";
     case finding_kind::persisting_cache: return "persisting_cache";
+    case finding_kind::throttled: return "throttled";
   }
   return "?";
 }

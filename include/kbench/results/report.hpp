@@ -226,6 +226,27 @@ inline std::string format_stages(const stage_times& stages) {
   if (!c.limit.empty()) out += "; " + c.limit;
   return out + "\n";
 }
+// "optimized 1980 MHz median (1965 to 1980 MHz), reference ..."; the line of a timing's clocks.
+[[nodiscard]] inline std::string format_clocks(const sample_clocks& c) {
+  if (!c.measured) return c.unmeasured.empty() ? "" : fmt::format("  clock      not read: {}\n", c.unmeasured);
+  auto side = [](const char* name, const std::optional<sample_stats>& s) {
+    if (!s) return fmt::format("{} not read", name);
+    return fmt::format("{} {:.0f} MHz median ({:.0f} to {:.0f})", name, s->median / 1e6, s->min / 1e6, s->max / 1e6);
+  };
+  std::string out = "  clock      " + side("optimized", c.optimized);
+  if (!c.reference_hz.empty()) out += ", " + side("reference", c.reference);
+  out += fmt::format(" of {:.0f} MHz highest", c.highest_hz / 1e6);
+  if (std::isfinite(c.speedup_in_cycles)) out += fmt::format("; speedup in cycles {:.3f}x", c.speedup_in_cycles);
+  return out + "\n";
+}
+
+// "not locked (NVML: ...)": the driver's clock setting in words.
+[[nodiscard]] inline std::string format_clock_setting(const clock_control& c) {
+  if (!c.locked) return "unknown (" + c.detail + ")";
+  if (!*c.locked) return fmt::format("not locked ({}: {})", c.source, c.detail);
+  const std::string at = c.locked_hz > 0 ? fmt::format(" at {:.0f} MHz", c.locked_hz / 1e6) : "";
+  return fmt::format("locked{} ({}: {})", at, c.source, c.detail);
+}
 }  // namespace detail
 
 // The timing of one case at one shape: statistics of both kernels, speedup with its interval and verdict,
@@ -245,6 +266,7 @@ inline std::string format_stages(const stage_times& stages) {
   }
   out += fmt::format("  latency    {} cold, {} hot (one launch, less the event-pair floor: what a profiler reports)\n",
                      format_duration(t.latency), format_duration(t.hot_latency));
+  out += detail::format_clocks(t.clocks);
   out += detail::format_checks(t.checks);
   out += detail::format_throughput(t) + detail::format_stages(stages);
   for (const std::string& f : texts(t.findings)) out += fmt::format("  ! {}\n", f);
@@ -314,6 +336,7 @@ inline std::string format_stages(const stage_times& stages) {
     }
     out += "arithmetic peaks on the vector units: " + peaks + "\n";
   }
+  if (run.clock_setting) out += "SM clock setting: " + detail::format_clock_setting(*run.clock_setting) + "\n";
   return out;
 }
 

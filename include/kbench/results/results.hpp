@@ -15,6 +15,7 @@
 #include "../contract/dtype.hpp"
 #include "../contract/shape.hpp"
 #include "census.hpp"
+#include "clocks.hpp"
 #include "comparison_result.hpp"
 #include "outcome.hpp"
 #include "roofline.hpp"
@@ -40,6 +41,7 @@ struct gpu_info {
   int wave_size = 0;
   double memory_bytes = 0.0;
   double l2_bytes = 0.0;
+  double highest_clock_hz = 0.0;  // the SM clock the runtime gives as the device's peak (0: unknown)
   double open_seconds = 0.0;  // host time to start the runtime and open the device (once per program)
 };
 
@@ -135,6 +137,7 @@ struct timing_result {
   kbench::roofline roofline;              // `work` against the device's ceilings, computed once by judge_timing
   perf_expectations expectations;
   launch_checks checks;                   // the timed launches checked against the reference
+  sample_clocks clocks;                   // the SM clock over each sample, and the samples left out as throttled
   std::vector<finding> findings;          // the timing's own; each but a note fails the perf test
   // Host seconds of each step of the timing run (warm-up, sampling, audit...), in order; the perf
   // procedure's whole list, checks and census included, is perf_outcome's (and case_record's).
@@ -178,6 +181,7 @@ struct device_ceilings {
   copy_bandwidth copy;
   kbench::timer_floor floor;
   std::vector<compute_peak> compute;  // f64, f32, f16, bf16
+  kbench::clock_control clock_setting;  // read right after them, with the device still at its working clock
   double seconds = 0.0;  // host time the measurements took
 };
 
@@ -227,6 +231,7 @@ struct run_record {
   std::optional<copy_bandwidth> copy;              // perf runs
   std::optional<kbench::timer_floor> timer_floor;  // perf runs
   std::vector<compute_peak> compute_peaks;         // perf runs
+  std::optional<kbench::clock_control> clock_setting;  // perf runs
   double ceilings_seconds = 0.0;                   // host time measuring the three, once per program
   std::deque<case_record> cases;  // a deque: references to a record stay valid while others are added
 };

@@ -36,6 +36,8 @@ struct table_row {
   std::string roofline_bound;            // which ceiling the intensity meets first
   std::optional<double> reference_kernels;  // from the census: kernels one launch of each side runs
   std::optional<double> optimized_kernels;
+  std::optional<double> optimized_clock_hz;  // the median SM clock over the optimized kernel's samples
+  std::optional<double> speedup_in_cycles;
 };
 
 // The kernels one launch of a side runs, from a case's census (absent: no census, or not captured).
@@ -88,6 +90,11 @@ inline std::vector<table_row> table_rows(const nlohmann::ordered_json& results) 
           r.roofline_share = finite_at(roof, "optimized_share");
           if (roof.value("binding", json()).is_string()) r.roofline_binding = roof["binding"].get<std::string>();
           if (roof.value("bound", json()).is_string()) r.roofline_bound = roof["bound"].get<std::string>();
+        }
+        if (t.contains("clocks") && t["clocks"].is_object()) {  // absent in documents before the clocks
+          const json& clocks = t["clocks"];
+          if (clocks.value("optimized", json()).is_object()) r.optimized_clock_hz = finite_at(clocks["optimized"], "median");
+          r.speedup_in_cycles = finite_at(clocks, "speedup_in_cycles");
         }
       }
       if (c.contains("census")) {
@@ -178,7 +185,7 @@ inline std::string markdown_kernels(const nlohmann::ordered_json& results) {
 }  // namespace detail
 
 // | case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | of copy | roofline |
-// kernels | verdict | timing |, with footnotes saying what a median is in the timing modes present. Kernels: one
+// kernels | verdict | timing | (the mode and the optimized side's median SM clock), with footnotes saying what a median is in the timing modes present. Kernels: one
 // launch of each side, from the census ("3 -> 1": a fusion); a second table lists those kernels, each with
 // its time and its resources at run time beside the build's.
 [[nodiscard]] inline std::string to_markdown(const nlohmann::ordered_json& results) {
@@ -219,6 +226,7 @@ inline std::string markdown_kernels(const nlohmann::ordered_json& results) {
     }
     std::string timing = r.mode;
     if (r.mode == "batch" && r.launches_per_sample) timing += fmt::format(" ({:g} launches)", *r.launches_per_sample);
+    if (r.optimized_clock_hz) timing += fmt::format(", {:.0f} MHz", *r.optimized_clock_hz / 1e6);
     out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", detail::markdown_cell(r.case_name),
                        detail::markdown_cell(r.shape), median(r.reference_median, r.mode),
                        median(r.optimized_median, r.mode), speedup, bandwidth, share, roofline, kernels,
@@ -241,16 +249,17 @@ inline std::string markdown_kernels(const nlohmann::ordered_json& results) {
   std::string out =
       "case,shape,verdict,speedup_verdict,timing_mode,median_is,launches_per_sample,reference_median_seconds,"
       "optimized_median_seconds,speedup,speedup_low,speedup_high,bytes_per_second,fraction_of_copy_bandwidth,"
-      "roofline_bound,roofline_binding,roofline_share,reference_kernels,optimized_kernels\r\n";
+      "roofline_bound,roofline_binding,roofline_share,reference_kernels,optimized_kernels,optimized_clock_hz,"
+      "speedup_in_cycles\r\n";
   for (const detail::table_row& r : detail::table_rows(results)) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n", csv_field(r.case_name), csv_field(r.shape),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n", csv_field(r.case_name), csv_field(r.shape),
                        csv_field(r.verdict), csv_field(r.speedup_verdict), csv_field(r.mode),
                        csv_field(detail::median_meaning(r.mode)), csv_number(r.launches_per_sample),
                        csv_number(r.reference_median), csv_number(r.optimized_median), csv_number(r.speedup),
                        csv_number(r.speedup_low), csv_number(r.speedup_high), csv_number(r.bytes_per_second),
                        csv_number(r.fraction_of_copy_bandwidth), csv_field(r.roofline_bound),
                        csv_field(r.roofline_binding), csv_number(r.roofline_share), csv_number(r.reference_kernels),
-                       csv_number(r.optimized_kernels));
+                       csv_number(r.optimized_kernels), csv_number(r.optimized_clock_hz), csv_number(r.speedup_in_cycles));
   }
   return out;
 }
