@@ -369,21 +369,24 @@ void padded_case(kbench::kernel_case& c) {
 const kbench::shape padded_shape{{"rows", 37}, {"cols", 1531}};
 
 // ---- alignment ---------------------------------------------------------------------------------------
-enum class pointers { checked, rounded_down, assumed };
+enum class pointers { checked, rounded_down, assumed, input_checked };
 
 // y = 2x, four floats at a time: where the pointers allow it (checked), at the 16-byte boundary below
 // them (rounded down: the classic bug, wrong off the boundary), or as given (assumed: a misaligned
-// vector access, which NVIDIA GPUs refuse).
+// vector access, which NVIDIA GPUs refuse); input_checked: vectors where the input allows them, the
+// output assumed alike and rounded down (wrong only where the output alone is off, as a view's is).
 template <pointers P>
 __global__ void double_kernel(const float* x, float* y, std::int64_t n) {
-  const bool vectors = P != pointers::checked ||
-                       (reinterpret_cast<std::uintptr_t>(x) % 16 == 0 && reinterpret_cast<std::uintptr_t>(y) % 16 == 0);
+  const bool x_aligned = reinterpret_cast<std::uintptr_t>(x) % 16 == 0;
+  const bool vectors = P == pointers::input_checked ? x_aligned
+                       : P != pointers::checked     ? true
+                                                    : x_aligned && reinterpret_cast<std::uintptr_t>(y) % 16 == 0;
   const std::int64_t i = (blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x) * 4;
   if (i >= n) return;
   if (vectors && i + 3 < n) {
     const float* xs = x;
     float* ys = y;
-    if (P == pointers::rounded_down) {
+    if (P == pointers::rounded_down || P == pointers::input_checked) {
       xs = reinterpret_cast<const float*>(reinterpret_cast<std::uintptr_t>(x) & ~std::uintptr_t{15});
       ys = reinterpret_cast<float*>(reinterpret_cast<std::uintptr_t>(y) & ~std::uintptr_t{15});
     }
@@ -397,6 +400,53 @@ __global__ void double_kernel(const float* x, float* y, std::int64_t n) {
 __global__ void double_reference_kernel(const float* x, float* y, std::int64_t n) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i < n) y[i] = 2 * x[i];
+}
+
+// y = 2x with a scalar prologue up to the first 16-byte boundary, then float4s, when x and y are off it
+// alike (else all scalar). The prologue's length by x's place past the boundary below it: 0, 3, 2 and 1
+// elements; `Twelve` false forgets the last (a table written for 4 and 8 bytes off): at 12 bytes the
+// vectors start 3 elements early, rounded down to the boundary. Offsets of 4 and 8 bytes cannot see it.
+template <bool Twelve>
+__global__ void prologue_double_kernel(const float* x, float* y, std::int64_t n) {
+  constexpr int head_of[4] = {0, 3, 2, Twelve ? 1 : 0};
+  const auto place = reinterpret_cast<std::uintptr_t>(x) % 16;
+  const std::int64_t t = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  if (place != reinterpret_cast<std::uintptr_t>(y) % 16 || place % 4 != 0) {
+    for (std::int64_t i = t * 4; i < t * 4 + 4 && i < n; ++i) y[i] = 2 * x[i];
+    return;
+  }
+  const std::int64_t head = head_of[place / 4] < n ? head_of[place / 4] : n;
+  if (t == 0) {
+    for (std::int64_t i = 0; i < head; ++i) y[i] = 2 * x[i];
+  }
+  const std::int64_t i = head + t * 4;
+  if (i >= n) return;
+  if (i + 3 < n) {
+    const auto* xs = reinterpret_cast<const float4*>(reinterpret_cast<std::uintptr_t>(x + i) & ~std::uintptr_t{15});
+    auto* ys = reinterpret_cast<float4*>(reinterpret_cast<std::uintptr_t>(y + i) & ~std::uintptr_t{15});
+    const float4 v = *xs;
+    *ys = make_float4(2 * v.x, 2 * v.y, 2 * v.z, 2 * v.w);
+  } else {
+    for (std::int64_t k = i; k < n; ++k) y[k] = 2 * x[k];
+  }
+}
+
+template <bool Twelve>
+void prologue_case(kbench::kernel_case& c) {
+  const auto n = c.dim("n");
+  auto x = c.input<float>("x", {n});
+  auto y = c.output<float>("y", {n});
+  c.reference([=](hipStream_t s) {
+    hipLaunchKernelGGL(double_reference_kernel, dim3(static_cast<unsigned int>((n + 255) / 256)), dim3(256), 0, s,
+                       x.get(), y.get(), n);
+    KBENCH_HIP_CHECK_LAUNCH();
+  });
+  c.optimized([=](hipStream_t s) {
+    hipLaunchKernelGGL(prologue_double_kernel<Twelve>, dim3(static_cast<unsigned int>((n / 4 + 256) / 256)), dim3(256),
+                       0, s, x.get(), y.get(), n);
+    KBENCH_HIP_CHECK_LAUNCH();
+  });
+  c.tolerance(kbench::tol::exact{});
 }
 
 template <pointers P>
@@ -426,8 +476,28 @@ TEST_CASE("a kernel correct only for aligned pointers is caught, with the offset
   const kbench::seed_result rounded = check(double_case<pointers::rounded_down>, small);
   INFO(report_of(rounded));
   CHECK_FALSE(rounded.passed());
-  CHECK(report_of(rounded).find("! with buffers moved 4 bytes off their alignment (4 bytes for output 'y'), the optimized "
-                                "kernel disagrees with the reference") != std::string::npos);
+  CHECK(report_of(rounded).find("! with buffers moved 4 bytes off their alignment (inputs and outputs: 'x' +4 B, 'y' +4 "
+                                "B), output 'y' (4 bytes off) disagrees with the reference") != std::string::npos);
+}
+
+TEST_CASE("a kernel that checks its input's alignment and assumes its output's is caught with the output off alone",
+          "[trust][alignment]") {
+  const kbench::seed_result r = check(double_case<pointers::input_checked>, small);
+  INFO(report_of(r));
+  CHECK_FALSE(r.passed());
+  CHECK(report_of(r).find("! with buffers moved 4 bytes off their alignment (outputs only, inputs aligned: 'x' aligned, "
+                          "'y' +4 B), output 'y' (4 bytes off) disagrees with the reference") != std::string::npos);
+}
+
+TEST_CASE("a scalar prologue wrong at 12 bytes off alone is caught there", "[trust][alignment]") {
+  const kbench::seed_result right = check(prologue_case<true>, small);
+  INFO(report_of(right));
+  CHECK(right.passed());
+  const kbench::seed_result wrong = check(prologue_case<false>, small);
+  INFO(report_of(wrong));
+  CHECK_FALSE(wrong.passed());
+  CHECK(report_of(wrong).find("! with buffers moved 12 bytes off their alignment (inputs and outputs: 'x' +12 B, 'y' "
+                              "+12 B), output 'y' (12 bytes off) disagrees") != std::string::npos);
 }
 
 TEST_CASE("padded rows: the padding stays poisoned and only the rows are compared", "[trust]") {
@@ -575,7 +645,7 @@ TEST_CASE("a misaligned vector access fails the run with the offset named", "[tr
     INFO(report_of(r));
     CHECK(r.passed());
   } catch (const kbench::hip_error& e) {
-    CHECK(std::string(e.what()).find("with buffers moved 4 bytes off their alignment, the optimized kernel failed") !=
-          std::string::npos);
+    CHECK(std::string(e.what()).find("with buffers moved 4 bytes off their alignment (inputs and outputs: 'x' +4 B, 'y' "
+                                     "+4 B), the optimized kernel failed") != std::string::npos);
   }
 }

@@ -1,9 +1,11 @@
-// kbench/procedure/alignment_check.hpp: the optimized kernel with its buffers 1, 2, 4 and 8 bytes off their
-// natural alignment (as the case allows), on the inputs of set 0: its outputs must still be the
-// reference's. Part of a correctness run with a case's first seed (correctness_run.hpp); it holds the
-// case's buffers, which place input set 0 in the moved memory, and the comparator.
+// kbench/procedure/alignment_check.hpp: the optimized kernel with its buffers off their natural alignment at
+// every offset that breaks a vector access of up to 16 bytes (as the case allows), all together, the
+// outputs alone and the inputs alone, on the inputs of set 0: its outputs must still be the reference's.
+// Part of a correctness run with a case's first seed (correctness_run.hpp); it holds the case's buffers,
+// which place input set 0 in the moved memory, and the comparator.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -60,22 +62,58 @@ class moved_buffers {
   std::vector<device_allocation> inputs_, outputs_, aligned_;
 };
 
-// The optimized kernel with buffers moved `offset` bytes off their natural alignment (those whose element
-// size divides it; the others stay), on the inputs of set 0: its outputs must be the reference's.
-inline void run_misaligned(case_buffers& buffers, output_comparator& comparator, std::size_t offset,
+// Which buffers a misaligned run moves: all of them, the outputs alone (a kernel that checks its inputs'
+// alignment and assumes its outputs', which real models break by writing into views), or the inputs alone.
+enum class moved_group { all, outputs, inputs };
+
+[[nodiscard]] inline const char* words_for(moved_group g) {
+  switch (g) {
+    case moved_group::all: return "inputs and outputs";
+    case moved_group::outputs: return "outputs only, inputs aligned";
+    case moved_group::inputs: return "inputs only, outputs aligned";
+  }
+  return "?";
+}
+
+// One misaligned run: a group of buffers moved `offset` bytes, each that the offset keeps element-aligned.
+struct misalignment {
+  moved_group group = moved_group::all;
+  std::size_t offset = 0;
+  // Bytes `slot` moves in this run (0: it stays aligned).
+  [[nodiscard]] std::size_t of(const buffer_slot& slot) const {
+    const bool output = slot.role == buffer_role::output || slot.role == buffer_role::inout;
+    const bool in_group = group == moved_group::all || (group == moved_group::outputs) == output;
+    return in_group && offset % info(slot.type).size == 0 ? offset : 0;
+  }
+  // "x +6 B, w aligned, y +6 B": every buffer's place, for a report that must name them.
+  [[nodiscard]] std::string places(const case_buffers& buffers) const {
+    std::string out;
+    auto add = [&](const buffer_slot& slot) {
+      const std::size_t moved = of(slot);
+      out += fmt::format("{}'{}' {}", out.empty() ? "" : ", ", slot.name, moved ? fmt::format("+{} B", moved) : "aligned");
+    };
+    for (std::size_t k = 0; k < buffers.input_count(); ++k) add(buffers.input_slot(k));
+    for (std::size_t k = 0; k < buffers.output_count(); ++k) add(buffers.output_slot(k));
+    return out;
+  }
+};
+
+// The optimized kernel with buffers moved as `m` says, on the inputs of set 0: its outputs must be the
+// reference's. A mismatch names the output, its offset and every buffer's place; a fault too (and ends
+// the run: on NVIDIA a misaligned access leaves the device unusable).
+inline void run_misaligned(case_buffers& buffers, output_comparator& comparator, const misalignment& m,
                            const moved_buffers& held, seed_result& r) {
-  auto moved = [offset](const buffer_slot& slot) { return offset % info(slot.type).size == 0 ? offset : 0; };
   std::vector<void*> inputs, outputs;
-  held.addresses(buffers, moved, inputs, outputs);
+  held.addresses(buffers, [&m](const buffer_slot& slot) { return m.of(slot); }, inputs, outputs);
   buffers.place_set_zero_at(inputs, outputs);
-  const std::string where = fmt::format("with buffers moved {} byte{} off their alignment", offset, offset > 1 ? "s" : "");
+  const std::string where = fmt::format("with buffers moved {} byte{} off their alignment ({}: {})", m.offset,
+                                        m.offset > 1 ? "s" : "", words_for(m.group), m.places(buffers));
   try {
     buffers.launcher().launch_at(side::optimized, inputs, outputs);
     buffers.synchronize_devices();
   } catch (const hip_error& e) {
-    // Not a finding to go on from: a misaligned access is a sticky error on NVIDIA, the device unusable.
     throw hip_error(e.code(), fmt::format("{}, the optimized kernel failed (it needs aligned buffers: declare "
-                                          "requires_alignment(), or check the addresses): {}",
+                                          "requires_alignment(), or check the addresses of every buffer): {}",
                                           where, e.what()));
   }
   for (std::size_t k = 0; k < buffers.output_count(); ++k) {
@@ -83,25 +121,46 @@ inline void run_misaligned(case_buffers& buffers, output_comparator& comparator,
     const comparison c = comparator.against_reference(k, held.aligned_copy(buffers, k, outputs[k]));
     if (!c.passed) {
       r.problems.push_back({finding_kind::misaligned,
-                            fmt::format("{} ({} bytes for output '{}'), the optimized kernel disagrees with the reference: "
-                                        "{}",
-                                        where, moved(slot), slot.name, c.reasons.empty() ? std::string("failed") : c.reasons.front())});
+                            fmt::format("{}, output '{}' ({} bytes off) disagrees with the reference: {}", where,
+                                        slot.name, m.of(slot), c.reasons.empty() ? std::string("failed") : c.reasons.front())});
     }
   }
 }
 
-// Every offset of 1, 2, 4 and 8 bytes that moves some buffer and that the case's required alignment allows.
-inline void check_alignment(case_buffers& buffers, output_comparator& comparator, seed_result& r) {
+// Every misalignment a vector access of up to 16 bytes can meet: for each buffer, each multiple of its
+// element size below 16 (fp16: 2, 4, ... 14 bytes), that the case's required alignment allows; at each
+// offset all buffers moved, then the outputs alone, then the inputs alone (a group is left out where it
+// moves the same buffers as one before, or none). A mismatch stops the rest: one finding names it.
+[[nodiscard]] inline std::vector<misalignment> misalignments(const case_buffers& buffers) {
   const std::size_t required = buffers.declaration().requires_alignment;
-  std::vector<std::size_t> offsets;
-  for (const std::size_t offset : {std::size_t{1}, std::size_t{2}, std::size_t{4}, std::size_t{8}}) {
-    bool moves = false;
-    for (const auto& slot : buffers.declaration().buffers) moves = moves || offset % info(slot->type).size == 0;
-    if (moves && offset % required == 0) offsets.push_back(offset);
+  std::vector<misalignment> runs;
+  for (std::size_t offset = 1; offset < 16; ++offset) {
+    if (offset % required != 0) continue;
+    std::vector<std::vector<std::size_t>> seen;
+    for (const moved_group group : {moved_group::all, moved_group::outputs, moved_group::inputs}) {
+      const misalignment m{group, offset};
+      std::vector<std::size_t> moves;
+      bool any = false;
+      for (std::size_t k = 0; k < buffers.input_count(); ++k) moves.push_back(m.of(buffers.input_slot(k)));
+      for (std::size_t k = 0; k < buffers.output_count(); ++k) moves.push_back(m.of(buffers.output_slot(k)));
+      for (const std::size_t b : moves) any = any || b != 0;
+      if (!any || std::find(seen.begin(), seen.end(), moves) != seen.end()) continue;
+      seen.push_back(moves);
+      runs.push_back(m);
+    }
   }
-  if (offsets.empty()) return;
+  return runs;
+}
+
+inline void check_alignment(case_buffers& buffers, output_comparator& comparator, seed_result& r) {
+  const std::vector<misalignment> runs = misalignments(buffers);
+  if (runs.empty()) return;
   const moved_buffers held(buffers);
-  for (const std::size_t offset : offsets) run_misaligned(buffers, comparator, offset, held, r);
+  for (const misalignment& m : runs) {
+    const std::size_t found = r.problems.size();
+    run_misaligned(buffers, comparator, m, held, r);
+    if (r.problems.size() != found) return;
+  }
 }
 
 }  // namespace detail

@@ -13,8 +13,9 @@
 //   compare      every output, on the GPU when large (output_comparator.hpp)
 //   oracle       (checks.oracle) when the case declares one: both sides against a host computation in
 //                double; the optimized kernel may not be materially less accurate than the reference
-//   alignment    (checks.alignment) the optimized kernel again with buffers 1, 2, 4 and 8 bytes off their
-//                alignment (as the case allows): its outputs must still be the reference's
+//   alignment    (checks.alignment) the optimized kernel again with buffers off their alignment at every
+//                offset that breaks a vector access of up to 16 bytes (as the case allows), all of them,
+//                the outputs alone and the inputs alone: its outputs must still be the reference's
 //                (alignment_check.hpp); then once more on set 0's buffers, which the run's last launch
 //                always uses
 //
