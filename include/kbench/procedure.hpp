@@ -12,6 +12,7 @@
 #include "contract/declaration.hpp"
 #include "contract/registry.hpp"
 #include "contract/shape.hpp"
+#include "decisions/nearby_shapes.hpp"
 #include "decisions/run_options.hpp"
 #include "results/results.hpp"
 
@@ -32,6 +33,10 @@ class case_instance;  // runner.hpp
 
 // The number of devices the case spans at a shape (kernel_case::devices; 1 when it never says).
 [[nodiscard]] int declared_device_count(const case_registration& registration, const kbench::shape& s);
+
+// What choosing the shapes around a declared one needs (decisions/nearby_shapes.hpp): the elements of the
+// case's buffers at `s` and the dimensions it reads as flags there, read on the host.
+[[nodiscard]] declared_shape_facts declared_facts(const case_registration& registration, const kbench::shape& s);
 
 // The case's declaration at a shape as canonical lines (contract/declaration_digest.hpp), read on the host.
 [[nodiscard]] std::vector<std::string> declaration_lines(const case_registration& registration, const kbench::shape& s);

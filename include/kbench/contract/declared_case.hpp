@@ -60,6 +60,7 @@ struct declared_case {
   double oracle_ratio = 2.0;
   std::size_t requires_alignment = 1;
   mutable std::vector<std::string> asked;  // dim() calls, for unasked_dimensions()
+  mutable std::vector<std::string> flags;  // flag() calls: switches, which the shapes around it never vary
 
   [[noreturn]] void fail(const std::string& what) const;
   // A new buffer, checked: a unique name, extents > 0, addressable (kernel_case's input(), output(), inout(),

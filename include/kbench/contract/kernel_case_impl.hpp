@@ -102,6 +102,7 @@ std::int64_t kernel_case::dim(std::string_view dimension) const {
 
 bool kernel_case::flag(std::string_view dimension) const {
   const std::int64_t value = dim(dimension);
+  declared_.flags.emplace_back(dimension);
   if (value != 0 && value != 1) {
     fail("dimension '" + std::string(dimension) + "' is a flag: 0 or 1, not " + std::to_string(value));
   }

@@ -4,6 +4,9 @@
 //   KBENCH_REGISTER(rmsnorm<kbench::bf16_t>).name("rmsnorm_bf16")       // a template, under a plain name
 //       .axis("rows", {4096}).axis("cols", {1024, 4096, 16384});        // shapes: every combination
 //
+//   KBENCH_REGISTER(rope).shape(...).dimension("head_dim", kbench::multiple_of(2));  // what the kernel supports
+//   KBENCH_REGISTER(copy).shape(...).nearby_shapes(false);  // only the declared shapes, never those around them
+//
 // The macro is a thin wrapper over register_case(), which a program may call directly. A function
 // template registered for several element types is one registration per type, each with its own name.
 #pragma once
@@ -15,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "dimension_rule.hpp"
 #include "error.hpp"
 #include "shape.hpp"
 
@@ -40,7 +44,19 @@ class case_registration {
   // which filters, JSON keys and shells take without quoting: letters, digits, '_', '-' and '.'.
   case_registration& name(std::string plain);
 
+  // The sizes `dimension` may take, where the kernel supports fewer than all: every shape of the case must
+  // meet the rule, and the shapes around the declared ones keep to it (decisions/nearby_shapes.hpp).
+  case_registration& dimension(std::string dimension, dimension_rule rule);
+
+  // Whether the correctness run also runs the shapes around the declared ones (by default it does).
+  case_registration& nearby_shapes(bool run) {
+    nearby_shapes_ = run;
+    return *this;
+  }
+
   [[nodiscard]] const std::string& name() const { return name_; }
+  [[nodiscard]] const std::vector<std::pair<std::string, dimension_rule>>& dimension_rules() const { return rules_; }
+  [[nodiscard]] bool runs_nearby_shapes() const { return nearby_shapes_; }
   [[nodiscard]] case_function function() const { return function_; }
   [[nodiscard]] const char* file() const { return file_; }
   [[nodiscard]] int line() const { return line_; }
@@ -72,6 +88,8 @@ class case_registration {
   int line_;
   std::vector<kbench::shape> shapes_;
   std::vector<std::pair<std::string, std::vector<std::int64_t>>> axes_;
+  std::vector<std::pair<std::string, dimension_rule>> rules_;
+  bool nearby_shapes_ = true;
 };
 
 // Every case registered in this program, in registration order (a deque keeps references stable).

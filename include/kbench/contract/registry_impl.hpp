@@ -26,6 +26,14 @@ case_registration& case_registration::axis(std::string dimension, std::initializ
   return *this;
 }
 
+case_registration& case_registration::dimension(std::string dimension, dimension_rule rule) {
+  for (const auto& r : rules_) {
+    if (r.first == dimension) throw usage_error("case '" + name_ + "' has a rule on dimension '" + dimension + "' twice");
+  }
+  rules_.emplace_back(std::move(dimension), rule);
+  return *this;
+}
+
 case_registration& case_registration::name(std::string plain) {
   if (plain.empty()) throw usage_error("case '" + name_ + "' is given an empty name");
   for (const char c : plain) {

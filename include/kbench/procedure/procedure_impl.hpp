@@ -39,6 +39,15 @@ int declared_device_count(const case_registration& registration, const kbench::s
   return declared(c).device_count();
 }
 
+declared_shape_facts declared_facts(const case_registration& registration, const kbench::shape& s) {
+  kernel_case c(registration.name(), s);
+  registration.function()(c);
+  const declared_case& case_declared = declared(c);
+  declared_shape_facts facts{s, 0.0, case_declared.flags};
+  for (const declared_buffer& b : case_declared.declared_buffers()) facts.elements += static_cast<double>(b.size);
+  return facts;
+}
+
 // The declared case as data for its canonical text: each side's kind of launch, each buffer with its
 // distribution (when drawn) and the tolerance it is compared with (when compared).
 inline declaration_facts facts_of(const declared_case& d, const case_registration& registration) {

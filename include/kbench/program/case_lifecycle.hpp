@@ -7,6 +7,7 @@
 
 #include <exception>
 #include <memory>
+#include <optional>
 
 #include "program.hpp"
 
@@ -27,10 +28,12 @@ class case_mode {
   virtual void failed(const std::exception& e, const case_record& record) { (void)e, (void)record; }
 };
 
-// One case at one shape in `mode`. The case's wall time runs from opening the case to its end: the
-// device's opening and the once-per-program measurements are reported on their own.
-inline void run_case(const case_registration& reg, const kbench::shape& s, const run_options& options, case_mode& mode) {
-  case_record& record = new_record(reg, s);
+// One case at one shape in `mode` (`near`: the declared shape that `s` is near, when it is one of the shapes
+// around it). The case's wall time runs from opening the case to its end: the device's opening and the
+// once-per-program measurements are reported on their own.
+inline void run_case(const case_registration& reg, const kbench::shape& s, const run_options& options, case_mode& mode,
+                     const std::optional<kbench::shape>& near = std::nullopt) {
+  case_record& record = new_record(reg, s, near);
   try {
     record.declaration = declaration_lines(reg, s);
     const gpu_info* g = filtered_out(reg, s, options, record) ? nullptr : gpu_or_skip(options, record);

@@ -4,10 +4,12 @@
 // compiled once per program.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 #include <unistd.h>
 
 #include "../contract/registry.hpp"
+#include "../decisions/nearby_shapes.hpp"
 #include "../decisions/sweep.hpp"
 #include "../procedure.hpp"
 #include "../results/kernel_resources.hpp"
@@ -102,9 +105,29 @@ inline bool filtered_out(const case_registration& reg, const kbench::shape& s, c
   return true;
 }
 
-// The shapes a case runs at in this run: its registered ones, or what --shape and --axis ask for.
+// The shapes a case runs at in this run: its registered ones, or what --shape and --axis ask for, less those
+// its dimension rules rule out (a shape that reproduces one case's failure may be none of another's).
 inline std::vector<kbench::shape> run_shapes(const case_registration& reg, const run_options& options) {
-  return shapes_to_run(reg.shapes(), options.shapes);
+  std::vector<kbench::shape> shapes = shapes_to_run(reg.shapes(), options.shapes);
+  const auto ruled_out = [&](const kbench::shape& s) { return broken_rule(reg.dimension_rules(), s) != nullptr; };
+  shapes.erase(std::remove_if(shapes.begin(), shapes.end(), ruled_out), shapes.end());
+  return shapes;
+}
+
+// The shapes near declared shape `s` that its correctness test checks too (decisions/nearby_shapes.hpp):
+// none with --quick, none when shapes are chosen at run time (--shape, --axis: a run of exactly those; a
+// neighbour's own reproducer is such a run), none for a case that opts out.
+inline std::vector<kbench::shape> nearby_run_shapes(const case_registration& reg, const kbench::shape& s,
+                                                    const run_options& options) {
+  if (options.quick || !options.shapes.empty() || !reg.runs_nearby_shapes()) return {};
+  const std::vector<kbench::shape> declared = reg.shapes();
+  std::vector<declared_shape_facts> facts;
+  std::size_t index = declared.size();
+  for (std::size_t i = 0; i < declared.size(); ++i) {
+    facts.push_back(declared_facts(reg, declared[i]));
+    if (declared[i].to_string() == s.to_string()) index = i;
+  }
+  return index == declared.size() ? std::vector<kbench::shape>{} : nearby_shapes(facts, index, reg.dimension_rules());
 }
 
 // Progress of a long run, on a terminal: a line as each case starts (which, how far, an estimate of what
@@ -156,11 +179,18 @@ inline std::size_t count_tests(const run_options& options) {
   return n;
 }
 
-inline case_record& new_record(const case_registration& reg, const kbench::shape& s) {
+// A shape near a declared one (`near`) runs inside the declared shape's test, so the progress line, which
+// counts tests, does not count it.
+inline case_record& new_record(const case_registration& reg, const kbench::shape& s,
+                               const std::optional<kbench::shape>& near = std::nullopt) {
   case_record& r = journal().cases.emplace_back();
   r.case_name = reg.name();
   r.shape = s;
-  progress().starting(journal().cases.size(), case_label(r.case_name, s));
+  r.near_shape = near;
+  if (!near) {
+    const auto tests = std::count_if(journal().cases.begin(), journal().cases.end(), [](const case_record& c) { return !c.near_shape; });
+    progress().starting(static_cast<std::size_t>(tests), case_label(r.case_name, s));
+  }
   child_channel().starting(case_label(r.case_name, s));
   return r;
 }

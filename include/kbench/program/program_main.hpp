@@ -23,6 +23,8 @@
 #include <exception>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -97,17 +99,23 @@ int finish(const char* program, const run_options& options, int framework_status
   return 0;
 }
 
-// Lists every case and shape, instantiating each declaration on the host (no GPU needed), so a broken
-// declaration is an error here too, naming the case and shape; so is a registered shape with a dimension
-// the case never asks for (its label would name a shape that is not what ran).
+// Lists every case and shape, and the shapes near each that a correctness run checks too, instantiating
+// each declaration on the host (no GPU needed), so a broken declaration is an error here too, naming the
+// case and shape; so is a registered shape with a dimension the case never asks for (its label would name a
+// shape that is not what ran).
 inline int run_list(const run_options& options) {
   for (const case_registration& reg : registered_cases()) {
+    std::vector<std::pair<kbench::shape, std::string>> listed;
     for (const kbench::shape& s : run_shapes(reg, options)) {
+      listed.emplace_back(s, "");
+      for (const kbench::shape& near : nearby_run_shapes(reg, s, options)) listed.emplace_back(near, " (near " + s.to_string() + ")");
+    }
+    for (const auto& [s, near] : listed) {
       std::vector<declared_buffer> declared;
       try {
         declared = declare_on_host(reg, s, true);
       } catch (const usage_error& e) {
-        throw usage_error(case_label(reg.name(), s) + ": " + e.what());
+        throw usage_error(case_label(reg.name(), s) + near + ": " + e.what());
       }
       std::string buffers;
       for (const declared_buffer& b : declared) {
@@ -117,7 +125,7 @@ inline int run_list(const run_options& options) {
         buffers += fmt::format("{}{} {} {}{}", buffers.empty() ? "" : ", ", role, b.name, array,
                                b.pitch ? fmt::format(" (rows {} apart)", b.pitch) : std::string());
       }
-      fmt::print("{}: {}\n", case_label(reg.name(), s), buffers);
+      fmt::print("{}{}: {}\n", case_label(reg.name(), s), near, buffers);
     }
   }
   return 0;
@@ -142,7 +150,8 @@ inline void check_run_shapes(const run_options& options) {
   if (runs == 0) {
     std::string asked;
     for (const kbench::shape& s : options.shapes.shapes) asked += (asked.empty() ? "" : ", ") + s.to_string();
-    throw usage_error("--shape " + asked + ": no case of this program has shapes with those dimensions (see `list`)");
+    throw usage_error("--shape " + asked + ": no case of this program has shapes with those dimensions, or whose dimension rules "
+                      "allow them (see `list`)");
   }
 }
 
@@ -183,12 +192,14 @@ inline int run_census(const char* program, const run_options& options) {
   return finish(program, options, 0);
 }
 
-// Names registered twice make reports ambiguous.
+// Names registered twice make reports ambiguous; a dimension rule that a registered shape breaks, or that
+// names no dimension of the case, is a mistake of the registration.
 inline void check_registry() {
   if (registered_cases().empty()) throw usage_error("no case is registered in this program (KBENCH_REGISTER)");
   std::set<std::string> names;
   for (const case_registration& reg : registered_cases()) {
     if (!names.insert(reg.name()).second) throw usage_error("case '" + reg.name() + "' is registered twice");
+    check_dimension_rules(reg.name(), reg.shapes(), reg.dimension_rules());
   }
 }
 
@@ -221,6 +232,7 @@ inline int run_program(int argc, char** argv, bool supervised) {
     run.warmup_time = options.warmup_time;
     run.iterations = options.iterations;
     run.mode = options.mode;
+    run.quick = options.quick;
     switch (options.mode) {
       case run_mode::correctness: return run_correctness(argv[0], options);
       case run_mode::perf: return run_perf(argv[0], options);

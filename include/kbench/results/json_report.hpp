@@ -248,12 +248,16 @@ inline json to_json(const case_census& c) {
   using detail::number;
   json cases = json::array();
   for (const case_record& c : run.cases) {
-    json shape = json::object();
-    for (const auto& d : c.shape.dims()) shape[d.first] = d.second;
+    auto shape_json = [](const kbench::shape& s) {
+      json dims = json::object();
+      for (const auto& d : s.dims()) dims[d.first] = d.second;
+      return dims;
+    };
     json checks = json::array();
     for (const seed_result& s : c.checks) checks.push_back(detail::to_json(s));
     cases.push_back({{"case", c.case_name},
-                     {"shape", shape},
+                     {"shape", shape_json(c.shape)},
+                     {"near_shape", c.near_shape ? shape_json(*c.near_shape) : json(nullptr)},
                      {"verdict", std::string(to_string(c.verdict))},
                      {"message", c.message},
                      {"checks", checks},
@@ -294,7 +298,7 @@ inline json to_json(const case_census& c) {
         {"memory_bytes", number(g.memory_bytes)}, {"l2_bytes", number(g.l2_bytes)},
         {"highest_clock_hz", g.highest_clock_hz > 0 ? number(g.highest_clock_hz) : json(nullptr)},
         {"open_seconds", number(g.open_seconds)}}},
-      {"options", {{"warmup", run.warmup}, {"iterations", run.iterations}}},
+      {"options", {{"warmup", run.warmup}, {"iterations", run.iterations}, {"quick", run.quick}}},
       {"copy_bandwidth", copy},
       {"timer_floor", run.timer_floor ? json{{"events_only", number(run.timer_floor->events_only)},
                                              {"empty_kernel", number(run.timer_floor->empty_kernel)},

@@ -150,6 +150,7 @@ struct timing_result {
 struct case_record {
   std::string case_name;
   kbench::shape shape;
+  std::optional<kbench::shape> near_shape;  // the declared shape this one is near (decisions/nearby_shapes.hpp)
   case_verdict verdict = case_verdict::error;
   std::string message;            // why it was skipped, failed outside a comparison, or refused timing
   std::vector<seed_result> checks;
@@ -233,6 +234,7 @@ struct run_record {
   std::vector<compute_peak> compute_peaks;         // perf runs
   std::optional<kbench::clock_control> clock_setting;  // perf runs
   double ceilings_seconds = 0.0;                   // host time measuring the three, once per program
+  bool quick = false;  // --quick: issue 23's additional checks were skipped
   std::deque<case_record> cases;  // a deque: references to a record stay valid while others are added
 };
 
