@@ -7,7 +7,7 @@
 // never varied. HIP-free.
 //
 // Cost: a neighbour of a 16384 x 8192 shape costs what the shape does, so only the declared shapes whose
-// buffers hold at most nearby_elements_limit elements get neighbours (a few milliseconds each), and the
+// buffers hold at most small_case_elements elements get neighbours (a few milliseconds each), and the
 // smallest declared shape of every case whatever its size, so that no case goes without.
 #pragma once
 
@@ -35,8 +35,10 @@ struct declared_shape_facts {
   std::vector<std::string> flags;
 };
 
-// 2^22 elements (16 MiB of fp32): a correctness run of that size is a few milliseconds of device work.
-inline constexpr double nearby_elements_limit = 4194304.0;
+// 2^22 elements (16 MiB of fp32): a correctness run of that size is a few milliseconds of device work. Up to
+// it, issue 23's additional checks run in full: the shapes around a declared one (here) and every
+// misalignment (procedure/alignment_check.hpp).
+inline constexpr double small_case_elements = 4194304.0;
 
 // The rule a case declares on `dimension`, or null.
 [[nodiscard]] inline const dimension_rule* rule_for(const dimension_rules& rules, const std::string& dimension) {
@@ -99,14 +101,14 @@ inline void check_dimension_rules(const std::string& case_name, const std::vecto
   return around;
 }
 
-// Whether declared shape `index` gets neighbours: it is cheap (nearby_elements_limit), or the case's
+// Whether declared shape `index` gets neighbours: it is cheap (small_case_elements), or the case's
 // smallest (the first of the smallest, on a tie).
 [[nodiscard]] inline bool gets_nearby_shapes(const std::vector<declared_shape_facts>& declared, std::size_t index) {
   std::size_t smallest = 0;
   for (std::size_t i = 1; i < declared.size(); ++i) {
     if (declared[i].elements < declared[smallest].elements) smallest = i;
   }
-  return index == smallest || declared.at(index).elements <= nearby_elements_limit;
+  return index == smallest || declared.at(index).elements <= small_case_elements;
 }
 
 // The shapes near declared shape `index` that the correctness run checks: shapes_around() of it when it gets

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "../contract/device_buffer.hpp"
+#include "../decisions/nearby_shapes.hpp"
 #include "../results/outcome.hpp"
 #include "../results/results.hpp"
 #include "case_buffers.hpp"
@@ -127,17 +128,15 @@ inline void run_misaligned(case_buffers& buffers, output_comparator& comparator,
   }
 }
 
-// Buffers of more elements than this (all together) get the shorter list of misalignments: each run costs
-// about four passes over them (placing, poisoning, the launch, an aligned copy), 1.3 ms at 16384 x 8192
-// fp16 on the H200, and a kernel's handling of its addresses does not depend on its size: the shapes at
-// or below it (every case declares a small one, and its neighbours are small) get every offset.
-inline constexpr double every_offset_elements_limit = 4194304.0;
-
 // Every misalignment a vector access of up to 16 bytes can meet: for each buffer, each multiple of its
 // element size below 16 (fp16: 2, 4, ... 14 bytes), that the case's required alignment allows; at each
 // offset all buffers moved, then the outputs alone, then the inputs alone (a group is left out where it
-// moves the same buffers as one before, or none). Beyond every_offset_elements_limit, the smallest offset
-// and 8 bytes only, the outputs and inputs alone at 8. A mismatch stops the rest: one finding names it.
+// moves the same buffers as one before, or none). Beyond small_case_elements in all (decisions/
+// nearby_shapes.hpp), the smallest offset and 8 bytes only, the outputs and inputs alone at 8: each run
+// costs about four passes over the buffers (placing, poisoning, the launch, an aligned copy), 1.3 ms at
+// 16384 x 8192 fp16 on the H200, and a kernel's handling of its addresses does not depend on its size: the
+// small shapes every case declares, and their neighbours, get every offset. A mismatch stops the rest:
+// one finding names it.
 [[nodiscard]] inline std::vector<misalignment> misalignments(const case_buffers& buffers) {
   const std::size_t required = buffers.declaration().requires_alignment;
   double elements = 0.0;
@@ -146,7 +145,7 @@ inline constexpr double every_offset_elements_limit = 4194304.0;
     elements += static_cast<double>(slot->size);
     smallest = std::min(smallest, info(slot->type).size);
   }
-  const bool every_offset = elements <= every_offset_elements_limit;
+  const bool every_offset = elements <= small_case_elements;
   std::vector<misalignment> runs;
   for (std::size_t offset = 1; offset < 16; ++offset) {
     if (offset % required != 0) continue;
