@@ -63,8 +63,10 @@ class case_run {
   case_run(const case_run&) = delete;
   case_run& operator=(const case_run&) = delete;
 
-  // One correctness run; `probe_teeth` also proves that the tolerance can fail.
-  [[nodiscard]] seed_result check(std::uint64_t seed, bool probe_teeth);
+  // One correctness run; `probe_teeth` also proves that the tolerance can fail, and runs the first seed's
+  // other checks (issue 23's additions in full up to small_case_elements, or at any size with
+  // `additions_at_any_size`).
+  [[nodiscard]] seed_result check(std::uint64_t seed, bool probe_teeth, bool additions_at_any_size = false);
   // The census of one launch of each side; call it after a passing check().
   [[nodiscard]] case_census census(const run_options& options, const gpu_info& g);
   // Check, time, check again (runner.hpp's run_perf_procedure).

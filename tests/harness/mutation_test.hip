@@ -154,10 +154,11 @@ void slowed_reference(const __half* x, const __half* w, __half* y, std::int64_t 
   correct(x, w, y, rows, cols, s);
 }
 
-// Cheats that behave in a correctness run (which launches the optimized kernel up to about 50 times: once,
+// Cheats that behave in a correctness run (which launches the optimized kernel up to about 60 times: once,
 // again on the same inputs, up to three more under load, with buffers moved off their alignment at every
-// offset in three groups (21 launches for these fp16 buffers, 45 at most), and on the checked buffers
-// again) and misbehave once called in quick succession more often than that, as in the warm-up and the
+// offset in three groups (21 launches for these fp16 buffers, 45 at most), once per run at the edges of the
+// inputs' values (6 here, each after a reference run and a comparison on the host), and on the checked
+// buffers again) and misbehave once called in quick succession more often than that, as in the warm-up and the
 // timed loop: they skip the work, change an input, or write past the output. "Rushed": the 65th call or
 // later in a row, each within 2 ms of the one before.
 template <int Variant>

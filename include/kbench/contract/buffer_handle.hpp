@@ -51,6 +51,7 @@ struct buffer_slot {
   void* device = nullptr;                // bound while kbench runs a launch
   double* host = nullptr;                // bound while kbench runs a host reference
   bool absent = false;                   // not used at this shape (input_if, output_if): never bound, null
+  bool edge_values = true;               // drawn: also at other magnitudes and special values (edge_values.hpp)
 
   // Rows (every extent but the last) and the elements of one row.
   [[nodiscard]] std::size_t row() const { return extents.back(); }

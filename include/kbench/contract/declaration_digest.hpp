@@ -90,6 +90,7 @@ struct buffer_facts {
   declared_buffer layout;
   std::optional<distribution> init;   // inputs and in-place buffers
   std::optional<tolerance> compared;  // outputs and in-place buffers: the tolerance that applies
+  bool edge_values = true;            // drawn buffers: also tried at the edges (kernel_case::edge_values)
 };
 
 // What a case declares at a shape, as data (procedure_impl.hpp reads it from the declared case).
@@ -110,6 +111,7 @@ struct declaration_facts {
   bool oracle = false;
   double oracle_ratio = 2.0;
   std::size_t requires_alignment = 1;
+  bool edge_values = true;
 };
 
 [[nodiscard]] inline std::string buffer_line(const buffer_facts& b) {
@@ -121,6 +123,7 @@ struct declaration_facts {
   std::string line = std::string("buffer ") + role + " " + l.name + " " + std::string(info(l.type).name) + " [" + extents +
                      "] pitch " + std::to_string(l.pitch) + " device " + std::to_string(l.device);
   if (b.init) line += " init " + exact_text(*b.init);
+  if (b.init && !b.edge_values) line += " as declared only";  // only where opted out: older digests hold
   if (b.compared) line += " tolerance " + exact_text(*b.compared);
   return line;
 }
@@ -153,6 +156,7 @@ struct declaration_facts {
       std::string("oracle ") + (d.oracle ? "yes, ratio " + exact_number(d.oracle_ratio) : std::string("no")),
       "requires alignment " + std::to_string(d.requires_alignment),
   });
+  if (!d.edge_values) lines.emplace_back("edge values no");  // only where opted out: older digests hold
   for (const resource_bound& r : d.resource_bounds) {  // a line each, only where declared: older digests stay
     lines.push_back("resources '" + r.kernels + "' on " + (r.target.empty() ? "every target" : r.target) +
                     " vgprs<=" + std::to_string(r.max_vgprs) + " no_spills=" + (r.no_spills ? "yes" : "no") +

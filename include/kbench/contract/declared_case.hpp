@@ -59,6 +59,7 @@ struct declared_case {
   host_function oracle;
   double oracle_ratio = 2.0;
   std::size_t requires_alignment = 1;
+  bool edge_values = true;  // edge_values(): inputs also at other magnitudes and special values
   mutable std::vector<std::string> asked;  // dim() calls, for unasked_dimensions()
   mutable std::vector<std::string> flags;  // flag() calls: switches, which the shapes around it never vary
 

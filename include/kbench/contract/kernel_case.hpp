@@ -204,9 +204,23 @@ class kernel_case {
 
   // The alignment (in bytes) every buffer's address must have for the optimized kernel: the correctness
   // run then moves buffers off their alignment only by multiples of it. Without it, kbench also runs the
-  // optimized kernel with buffers 1, 2, 4 and 8 bytes off (those whose element size allows), which break
-  // 4-, 8- and 16-byte vector accesses, and checks its outputs against the reference.
+  // optimized kernel with buffers at every offset below 16 bytes that their element size allows (all, the
+  // outputs alone, the inputs alone), which break vector accesses of up to 16 bytes, and checks its outputs.
   void requires_alignment(std::size_t bytes);
+
+  // Values at the edges: with the first seed, kbench also runs both sides with each random floating-point
+  // input at a larger and a smaller magnitude than declared (powers of two, within its type's range), and
+  // with signed zeros, subnormals and exact ties among them; the outputs must agree where the reference's
+  // are finite (decisions/edge_values.hpp). Off for the case, or for one input (or in-place buffer) whose
+  // values mean something only as declared (a probability, a table of cosines):
+  //   c.edge_values(false);  c.edge_values(scale, false);
+  void edge_values(bool yes) { declared_.edge_values = yes; }
+  template <class Ref, class = decltype(std::declval<const Ref&>().slot())>
+  void edge_values(const Ref& buffer, bool yes) {
+    detail::buffer_slot& slot = *buffer.slot();
+    if (!slot.absent && !drawn(slot.role)) fail("edge_values(): buffer '" + slot.name + "' is not drawn (not an input)");
+    slot.edge_values = yes;
+  }
 
   // What the census of one optimized launch must show (checked by the perf test, and `<program> census`):
   // the number of kernels it launches (a fusion: 1), registers per thread of each (VGPRs on AMD) at most,

@@ -15,6 +15,7 @@
 
 #include "../contract/distribution.hpp"
 #include "../contract/hip_check.hpp"
+#include "../decisions/edge_values.hpp"
 
 namespace kbench {
 namespace detail {
@@ -52,11 +53,12 @@ __device__ inline T sample_cast(double v) {
 template <class Unused = void>
 void rotate_elements(void* out, const void* in, dtype type, std::size_t size, std::size_t offset, hipStream_t stream);
 
-// Fills `size` elements of dtype `type` at `out` from `init`, reproducibly for (seed, stream_id).
+// Fills `size` elements of dtype `type` at `out` from `init`, reproducibly for (seed, stream_id); `edge`
+// changes a floating-point type's uniform or normal values (an edge run, decisions/edge_values.hpp).
 // Templates (call them as functions), defined in procedure/random_kernels.hpp and compiled once per program:
 // a translation unit that calls them compiles none of their kernels, and links the program's procedure.
 template <class Unused = void>
 void fill_random(void* out, dtype type, std::size_t size, const distribution& init, std::uint64_t seed,
-                 std::uint64_t stream_id, hipStream_t stream);
+                 std::uint64_t stream_id, hipStream_t stream, const value_edge& edge = {});
 
 }  // namespace kbench

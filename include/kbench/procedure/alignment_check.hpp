@@ -13,7 +13,6 @@
 #include <fmt/format.h>
 
 #include "../contract/device_buffer.hpp"
-#include "../decisions/nearby_shapes.hpp"
 #include "../results/outcome.hpp"
 #include "../results/results.hpp"
 #include "case_buffers.hpp"
@@ -131,21 +130,16 @@ inline void run_misaligned(case_buffers& buffers, output_comparator& comparator,
 // Every misalignment a vector access of up to 16 bytes can meet: for each buffer, each multiple of its
 // element size below 16 (fp16: 2, 4, ... 14 bytes), that the case's required alignment allows; at each
 // offset all buffers moved, then the outputs alone, then the inputs alone (a group is left out where it
-// moves the same buffers as one before, or none). Beyond small_case_elements in all (decisions/
-// nearby_shapes.hpp), the smallest offset and 8 bytes only, the outputs and inputs alone at 8: each run
-// costs about four passes over the buffers (placing, poisoning, the launch, an aligned copy), 1.3 ms at
-// 16384 x 8192 fp16 on the H200, and a kernel's handling of its addresses does not depend on its size: the
-// small shapes every case declares, and their neighbours, get every offset. A mismatch stops the rest:
-// one finding names it.
-[[nodiscard]] inline std::vector<misalignment> misalignments(const case_buffers& buffers) {
+// moves the same buffers as one before, or none). Without `every_offset` (beyond small_case_elements in
+// all, decisions/nearby_shapes.hpp, or --quick), the smallest offset and 8 bytes only, the outputs and
+// inputs alone at 8: each run costs about four passes over the buffers (placing, poisoning, the launch, an
+// aligned copy), 1.3 ms at 16384 x 8192 fp16 on the H200, and a kernel's handling of its addresses does
+// not depend on its size: the small shapes every case declares, and their neighbours, get every offset. A
+// mismatch stops the rest: one finding names it.
+[[nodiscard]] inline std::vector<misalignment> misalignments(const case_buffers& buffers, bool every_offset) {
   const std::size_t required = buffers.declaration().requires_alignment;
-  double elements = 0.0;
   std::size_t smallest = 16;
-  for (const auto& slot : buffers.declaration().buffers) {
-    elements += static_cast<double>(slot->size);
-    smallest = std::min(smallest, info(slot->type).size);
-  }
-  const bool every_offset = elements <= small_case_elements;
+  for (const auto& slot : buffers.declaration().buffers) smallest = std::min(smallest, info(slot->type).size);
   std::vector<misalignment> runs;
   for (std::size_t offset = 1; offset < 16; ++offset) {
     if (offset % required != 0) continue;
@@ -167,8 +161,8 @@ inline void run_misaligned(case_buffers& buffers, output_comparator& comparator,
   return runs;
 }
 
-inline void check_alignment(case_buffers& buffers, output_comparator& comparator, seed_result& r) {
-  const std::vector<misalignment> runs = misalignments(buffers);
+inline void check_alignment(case_buffers& buffers, output_comparator& comparator, seed_result& r, bool every_offset) {
+  const std::vector<misalignment> runs = misalignments(buffers, every_offset);
   if (runs.empty()) return;
   const moved_buffers held(buffers);
   for (const misalignment& m : runs) {

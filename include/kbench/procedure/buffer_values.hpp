@@ -61,9 +61,9 @@ inline void write_values(void* device, const buffer_slot& slot, const host_array
 // A buffer's values, packed, from its distribution; a value of the case's own function (from_index) that
 // its type cannot hold is an error naming the buffer.
 inline void fill_values(void* device, const buffer_slot& slot, std::uint64_t seed, std::size_t stream_id,
-                        hipStream_t stream) {
+                        hipStream_t stream, const value_edge& edge = {}) {
   try {
-    fill_random(device, slot.type, slot.size, slot.init, seed, stream_id, stream);
+    fill_random(device, slot.type, slot.size, slot.init, seed, stream_id, stream, edge);
   } catch (const usage_error& e) {
     throw usage_error(fmt::format("{} '{}': {}", slot.role == buffer_role::input ? "input" : "in-place buffer",
                                   slot.name, e.what()));
@@ -71,16 +71,16 @@ inline void fill_values(void* device, const buffer_slot& slot, std::uint64_t see
 }
 
 // A buffer's values drawn from the generator (element i of its rows is the same as without padding), its
-// padding poisoned: a kernel that reads the padding as data computes with NaN.
+// padding poisoned: a kernel that reads the padding as data computes with NaN. `edge`: an edge run's change.
 inline void draw_buffer(void* device, const buffer_slot& slot, std::uint64_t seed, std::size_t stream_id,
-                        hipStream_t stream) {
+                        hipStream_t stream, const value_edge& edge = {}) {
   if (!slot.padded()) {
-    fill_values(device, slot, seed, stream_id, stream);
+    fill_values(device, slot, seed, stream_id, stream, edge);
     return;
   }
   const std::size_t width = info(slot.type).size;
   const device_allocation rows(slot.size * width);
-  fill_values(rows.data(), slot, seed, stream_id, stream);
+  fill_values(rows.data(), slot, seed, stream_id, stream, edge);
   poison(device, slot.type, slot.storage(), stream);
   KBENCH_HIP_CHECK(hipMemcpy2DAsync(device, slot.pitch * width, rows.data(), slot.row() * width, slot.row() * width,
                                     slot.rows(), hipMemcpyDeviceToDevice, stream));

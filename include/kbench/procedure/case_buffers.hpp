@@ -170,7 +170,6 @@ class case_buffers {
   // Waits for every stream of the case; synchronize_devices() for all work on its devices.
   void synchronize() const { devices_.synchronize(); }
   void synchronize_devices() const { devices_.synchronize_devices(); }
-
   // ---- the buffers, by position among the inputs or the outputs ------------------------------------------
   [[nodiscard]] std::size_t input_count() const { return inputs_.size(); }
   [[nodiscard]] std::size_t output_count() const { return outputs_.size(); }
@@ -193,17 +192,18 @@ class case_buffers {
   }
 
   // ---- drawing and preparing -------------------------------------------------------------------------------
-  // Input set 0 from `seed`: every input (snapshotted) and the starting values of in-place buffers.
-  void draw(std::uint64_t seed) {
+  // Input set 0 from `seed` (as edge run `edge` changes it): every input, snapshotted, and in-place starts.
+  void draw(std::uint64_t seed, const edge_run* edge = nullptr) {
     seed_ = seed;
     for (input_buffer& in : inputs_) {
       const current_device here = on(*in.slot);
-      draw_buffer(in.memory.data(), *in.slot, seed, in.stream_id, stream_of(*in.slot));
+      draw_buffer(in.memory.data(), *in.slot, seed, in.stream_id, stream_of(*in.slot), edge_for(edge, *in.slot));
       in.memory.snapshot(stream_of(*in.slot));
     }
     for (output_buffer& out : outputs_) {
       const current_device here = on(*out.slot);
-      if (out.in_place()) draw_buffer(out.initial.data(), *out.slot, seed, out.stream_id, stream_of(*out.slot));
+      const value_edge e = edge_for(edge, *out.slot);
+      if (out.in_place()) draw_buffer(out.initial.data(), *out.slot, seed, out.stream_id, stream_of(*out.slot), e);
     }
     synchronize();
   }

@@ -18,6 +18,10 @@
 //                the outputs alone and the inputs alone: its outputs must still be the reference's
 //                (alignment_check.hpp); then once more on set 0's buffers, which the run's last launch
 //                always uses
+//   edges        (checks.edges) both sides again on inputs at other magnitudes, with signed zeros, subnormals
+//                and exact ties, judged where the reference is finite (edge_check.hpp); then set 0 as
+//                declared again, the reference rerun on it
+//   last launch  the optimized kernel once more on set 0 as declared: the same bits as its first run
 //
 // The run holds the case's buffers, its comparator, its host computation and the shake's load.
 #pragma once
@@ -28,12 +32,14 @@
 
 #include <fmt/format.h>
 
+#include "../decisions/nearby_shapes.hpp"
 #include "../engines/comparison.hpp"
 #include "../results/outcome.hpp"
 #include "../results/results.hpp"
 #include "alignment_check.hpp"
 #include "case_buffers.hpp"
 #include "case_device_tools.hpp"
+#include "edge_check.hpp"
 #include "host_computation.hpp"
 #include "output_comparator.hpp"
 #include "reference_run.hpp"
@@ -43,16 +49,32 @@ namespace kbench {
 namespace detail {
 
 // What a correctness run checks besides the outputs. A case's first seed checks all of it: the test
-// itself (teeth), the kernel under load, against the oracle and off its alignment. Later seeds check the
-// kernel again on new inputs only.
+// itself (teeth), the kernel under load, against the oracle, off its alignment and at the edges of its
+// inputs' values. Later seeds check the kernel again on new inputs only. Issue 23's additions (every
+// misalignment, the edges) run in full up to small_case_elements, or at any size where asked (the
+// smallest declared shape of a case that has no small one); --quick leaves them out.
 struct correctness_checks {
   bool shake = true;      // reruns while other work loads the device
   bool teeth = true;      // the tolerance can fail
   bool oracle = true;     // accuracy against the case's oracle, when it declares one
   bool alignment = true;  // buffers moved off their alignment
-  [[nodiscard]] static correctness_checks first_seed() { return {}; }
-  [[nodiscard]] static correctness_checks later_seed() { return {false, false, false, false}; }
+  bool additions = true;  // every misalignment and the edges (false: --quick, the short list of offsets)
+  bool any_size = false;  // the additions beyond small_case_elements too
+  [[nodiscard]] static correctness_checks first_seed(bool quick = false, bool any_size = false) {
+    correctness_checks c;
+    c.additions = !quick;
+    c.any_size = any_size;
+    return c;
+  }
+  [[nodiscard]] static correctness_checks later_seed() { return {false, false, false, false, false, false}; }
 };
+
+// The elements of all of a case's buffers (what decides whether it is small).
+[[nodiscard]] inline double case_elements(const declared_case& d) {
+  double elements = 0.0;
+  for (const auto& slot : d.buffers) elements += static_cast<double>(slot->size);
+  return elements;
+}
 
 // The element of a buffer's rows at position `stored` of its memory (padding counted).
 [[nodiscard]] inline std::size_t logical_index(const buffer_slot& slot, std::size_t stored) {
@@ -85,12 +107,14 @@ class correctness_run {
       r.outputs.push_back({slot.name, slot.type, slot.extents, comparator_.compare(k), {}});
     }
     if (checks.oracle && buffers_.declaration().oracle) check_against_oracle(r);
-    if (checks.alignment) {
-      check_alignment(buffers_, comparator_, r);
-      // The last launch of the run on set 0's buffers again, as in a run without the moved ones: a kernel
-      // that keys a cache on its buffers' addresses meets the next run's inputs there.
-      rerun_and_match(held, 0, r.problems);
-    }
+    const bool small = case_elements(buffers_.declaration()) <= small_case_elements;
+    const bool every = checks.additions && (small || checks.any_size);
+    if (checks.alignment) check_alignment(buffers_, comparator_, r, every);
+    const bool edges = every && buffers_.declaration().edge_values;
+    if (edges) check_edge_values(buffers_, comparator_, host_, declared_output_rms(buffers_, comparator_), r);
+    // The last launch of the run on set 0's buffers as declared, as in a run without the moved buffers and
+    // the edges: a kernel that keys a cache on its buffers' addresses meets the next run's inputs there.
+    if (checks.alignment || edges) rerun_and_match(held, 0, r.problems);
     return r;
   }
 

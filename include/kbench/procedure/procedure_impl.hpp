@@ -64,6 +64,7 @@ inline declaration_facts facts_of(const declared_case& d, const case_registratio
     buffer_facts& facts = f.buffers.emplace_back();
     facts.layout = layouts[i];
     if (drawn(b->role)) facts.init = b->init;
+    facts.edge_values = b->edge_values;
     if (compared(b->role)) facts.compared = d.tolerance_of(*b);
   }
   f.devices = d.device_count();
@@ -76,6 +77,7 @@ inline declaration_facts facts_of(const declared_case& d, const case_registratio
   f.oracle = bool(d.oracle);
   f.oracle_ratio = d.oracle_ratio;
   f.requires_alignment = d.requires_alignment;
+  f.edge_values = d.edge_values;
   return f;
 }
 
@@ -121,9 +123,10 @@ case_run::~case_run() = default;
 
 case_census case_run::census(const run_options& options, const gpu_info& g) { return instance_->census(options, g); }
 
-// procedure.hpp's bool says whether this is a case's first seed (which also proves the test can fail).
-seed_result case_run::check(std::uint64_t seed, bool probe_teeth) {
-  return instance_->check(seed, probe_teeth ? correctness_checks::first_seed() : correctness_checks::later_seed());
+// procedure.hpp's bools say whether this is a case's first seed (which also proves the test can fail), and
+// whether issue 23's additions run at any size.
+seed_result case_run::check(std::uint64_t seed, bool probe_teeth, bool additions_at_any_size) {
+  return instance_->check(seed, probe_teeth ? instance_->first_seed(additions_at_any_size) : correctness_checks::later_seed());
 }
 
 perf_outcome case_run::perf(const run_options& options, const gpu_info& g, const std::vector<std::uint64_t>& seeds) {
@@ -135,7 +138,7 @@ perf_outcome case_run::perf(const run_options& options, const gpu_info& g, const
 seed_result check_case(const case_registration& registration, const kbench::shape& s, std::uint64_t seed,
                        const run_options* options) {
   detail::case_instance instance(registration, s, options);
-  return instance.check(seed, detail::correctness_checks::first_seed());
+  return instance.check(seed, instance.first_seed());
 }
 
 perf_outcome measure_case(const case_registration& registration, const kbench::shape& s, const run_options& options,

@@ -30,7 +30,20 @@ struct fill_parameters {
   double b;
   double weight;  // choice: the probability of `a`
   std::uint64_t seed;
+  value_edge edge;      // floating-point uniform and normal values: an edge run's change
+  special_set special;  // the type's special values, for edge.specials
 };
+
+// An edge run's change to one drawn value (exact: the scale is a power of two, the grid one too).
+__device__ inline double at_edge(double v, std::size_t index, const fill_parameters& p) {
+  v *= p.edge.scale;
+  if (p.edge.grid > 0.0) v = p.edge.grid * rint(v / p.edge.grid);
+  if (p.edge.specials) {
+    const std::uint64_t h = mix_seed(p.seed ^ mix_seed(index));
+    if ((h & 15) == 0) v = p.special.values[(h >> 4) & 3];
+  }
+  return v;
+}
 
 template <class T>
 __global__ void fill_kernel(T* out, std::size_t n, fill_parameters p) {
@@ -84,6 +97,11 @@ __global__ void fill_kernel(T* out, std::size_t n, fill_parameters p) {
         } else {
           const float4 z = hiprand_normal4(&state);
           v[0] = p.a + p.b * z.x, v[1] = p.a + p.b * z.y, v[2] = p.a + p.b * z.z, v[3] = p.a + p.b * z.w;
+        }
+      }
+      if constexpr (!std::is_integral_v<T>) {
+        if (p.edge.scale != 1.0 || p.edge.grid > 0.0 || p.edge.specials) {
+          for (int k = 0; k < 4; ++k) v[k] = at_edge(v[k], chunk * 4 + k, p);
         }
       }
     }
@@ -141,12 +159,16 @@ void rotate_elements(void* out, const void* in, dtype type, std::size_t size, st
 
 template <class Unused>
 void fill_random(void* out, dtype type, std::size_t size, const distribution& init, std::uint64_t seed,
-                 std::uint64_t stream_id, hipStream_t stream) {
+                 std::uint64_t stream_id, hipStream_t stream, const value_edge& edge) {
   if (size == 0) return;
   // The input's own seed: of the run's seed and the input's random stream.
   const std::uint64_t input_seed = detail::mix_seed(seed ^ detail::mix_seed(stream_id));
   if (init.shape == distribution::kind::from_index) return detail::copy_from_index(out, type, size, init, input_seed, stream);
-  const detail::fill_parameters p{init.shape, init.a, init.b, init.weight, input_seed};
+  const bool edged = !edge.none() && info(type).is_float &&
+                     (init.shape == distribution::kind::uniform || init.shape == distribution::kind::normal);
+  const detail::fill_parameters p{init.shape, init.a,         init.b,
+                                  init.weight, input_seed,     edged ? edge : value_edge{},
+                                  info(type).is_float ? special_values(type) : special_set{}};
   visit_dtype(type, [&](auto d) { detail::launch_fill<element_t<decltype(d)::value>>(out, size, p, stream); });
 }
 

@@ -44,10 +44,16 @@ class case_instance {
   // On the GPUs `options` give (null: device 0, then the others); skipped_case when there are too few.
   case_instance(const case_registration& registration, const kbench::shape& s, const run_options* options = nullptr)
       : case_(registration.name(), s), buffers_(declare(case_, registration), options), comparator_(buffers_),
-        host_(buffers_), loads_(buffers_.devices()) {}
+        host_(buffers_), loads_(buffers_.devices()), quick_(options && options->quick) {}
 
   [[nodiscard]] const declared_case& declaration() const { return detail::declared(case_); }
   [[nodiscard]] const case_devices& devices() const { return buffers_.devices(); }
+
+  // The checks of a first seed (--quick: without issue 23's additions; `any_size`: those beyond
+  // small_case_elements too).
+  [[nodiscard]] correctness_checks first_seed(bool any_size = false) const {
+    return correctness_checks::first_seed(quick_, any_size);
+  }
 
   // One correctness run at `seed`, with the checks a seed in that place gets.
   [[nodiscard]] seed_result check(std::uint64_t seed, correctness_checks checks) {
@@ -86,6 +92,7 @@ class case_instance {
   output_comparator comparator_;
   host_computation host_;
   device_loads loads_;  // the shake's, kept: each device's spinner is calibrated once
+  bool quick_;          // --quick
 };
 
 // The perf procedure on an instance; `seeds` gives the seed of the first check, and of the second when
@@ -97,7 +104,7 @@ class case_instance {
   perf_outcome outcome;
   stage_times& stages = outcome.stage_seconds;
   stages.push_back({"first check", host_seconds([&] {
-                      outcome.before = instance.check(seeds.front(), correctness_checks::first_seed());
+                      outcome.before = instance.check(seeds.front(), instance.first_seed());
                     })});
   if (!outcome.before.passed()) return outcome;  // a wrong kernel is never timed
   outcome.timing = instance.measure(options, g, ceilings);

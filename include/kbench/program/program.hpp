@@ -130,6 +130,20 @@ inline std::vector<kbench::shape> nearby_run_shapes(const case_registration& reg
   return index == declared.size() ? std::vector<kbench::shape>{} : nearby_shapes(facts, index, reg.dimension_rules());
 }
 
+// Whether declared shape `s` runs issue 23's additions (every misalignment, the edges) beyond
+// small_case_elements: the case's smallest declared shape (the first of the smallest) when none of its
+// shapes is small, so that no case goes without them.
+inline bool additions_at_any_size(const case_registration& reg, const kbench::shape& s) {
+  const std::vector<kbench::shape> declared = reg.shapes();
+  std::size_t smallest = declared.size();
+  double fewest = 0.0;
+  for (std::size_t i = 0; i < declared.size(); ++i) {
+    const double elements = declared_facts(reg, declared[i]).elements;
+    if (smallest == declared.size() || elements < fewest) smallest = i, fewest = elements;
+  }
+  return smallest < declared.size() && fewest > small_case_elements && declared[smallest].to_string() == s.to_string();
+}
+
 // Progress of a long run, on a terminal: a line as each case starts (which, how far, an estimate of what
 // is left). Silent when standard error is not a terminal, so logs stay as they were, or with
 // KBENCH_PROGRESS=0.

@@ -47,6 +47,7 @@ enum class finding_kind {
   note,                // worth knowing, not failing
   persisting_cache,    // a kernel kept memory in L2 through the cache flush (an access-policy window, set-aside L2)
   throttled,           // too few samples ran at the SM clock to leave out those that did not (throttle_rule.hpp)
+  edge_value,          // wrong where the reference is finite, on inputs at other magnitudes or special values
 };
 
 struct finding {
@@ -149,6 +150,7 @@ struct sourced_finding : finding {
     case finding_kind::note: return "note";
     case finding_kind::persisting_cache: return "persisting_cache";
     case finding_kind::throttled: return "throttled";
+    case finding_kind::edge_value: return "edge_value";
   }
   return "?";
 }

@@ -284,6 +284,10 @@ inline std::string format_stages(const stage_times& stages) {
                                                     const seed_result& r) {
   std::string out = fmt::format("{} {} [{}] seed={:#x}\n", r.passed() ? "PASS" : "FAIL", case_name, s.to_string(), r.seed);
   for (const finding& p : r.problems) out += fmt::format("  {} {}\n", p.fails() ? "!" : "note:", p.text);
+  if (r.edge_runs > 0) {
+    out += fmt::format("  values at the edges: {} run{} (inputs at other magnitudes, signed zeros and subnormals, "
+                       "exact ties)\n", r.edge_runs, r.edge_runs > 1 ? "s" : "");
+  }
   if (const auto& h = r.host_reference; h && h->input_bytes >= 64 * 1048576.0) {  // where it matters
     out += fmt::format("  host reference: inputs ({:.3g} MiB) to the host in {}, the function took {}\n",
                        h->input_bytes / 1048576.0, format_duration(h->transfer_seconds), format_duration(h->compute_seconds));

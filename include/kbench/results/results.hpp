@@ -85,6 +85,7 @@ struct seed_result {
   std::optional<host_run> host_reference;  // with a host reference
   std::vector<finding> problems;  // the test, the reference or the harness contract broken; and notes
   std::vector<output_result> outputs;
+  int edge_runs = 0;  // runs on inputs at the edges of their values (procedure/edge_check.hpp)
   [[nodiscard]] bool passed() const {
     if (any_failing(problems) || outputs.empty()) return false;
     return std::all_of(outputs.begin(), outputs.end(), [](const output_result& o) { return o.result.passed; });

@@ -1,0 +1,142 @@
+// kbench/procedure/edge_check.hpp: both sides on inputs at the edges of their values (larger and smaller
+// magnitudes, signed zeros and subnormals, exact ties: decisions/edge_values.hpp chooses the runs and the
+// tolerance), judged where the reference's outputs are finite. Part of a correctness run with a case's
+// first seed (correctness_run.hpp), after everything else: each run draws input set 0 anew, and the last
+// draws it as declared again and reruns the reference, so that what follows the check (the timing run, the
+// census) finds set 0 and the expected values as the declared run left them.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "../decisions/edge_values.hpp"
+#include "../engines/comparison.hpp"
+#include "../results/outcome.hpp"
+#include "../results/results.hpp"
+#include "case_buffers.hpp"
+#include "host_computation.hpp"
+#include "output_comparator.hpp"
+#include "reference_run.hpp"
+
+namespace kbench {
+namespace detail {
+
+// Whether element i of `values` is one the output's type holds as a finite number (a host reference's
+// fp64 value beyond the type's range would be stored as Inf).
+[[nodiscard]] inline bool finite_in(const host_array& values, std::size_t i, dtype out) {
+  const double v = load_as_double(values.bytes.data(), values.type, i);
+  return std::isfinite(v) && std::fabs(v) <= largest_finite(out);
+}
+
+// The RMS of the reference's finite values of an output of type `out` (0: none).
+[[nodiscard]] inline double finite_rms(const host_array& expected, std::size_t size, dtype out) {
+  double sum = 0.0;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < size; ++i) {
+    if (!finite_in(expected, i, out)) continue;
+    const double v = load_as_double(expected.bytes.data(), expected.type, i);
+    sum += v * v;
+    ++n;
+  }
+  return n ? std::sqrt(sum / static_cast<double>(n)) : 0.0;
+}
+
+// The reference's values of every output, as declared: their RMS, against which an edge run's are set.
+[[nodiscard]] inline std::vector<double> declared_output_rms(case_buffers& buffers, output_comparator& comparator) {
+  std::vector<double> rms;
+  for (std::size_t k = 0; k < buffers.output_count(); ++k) {
+    const buffer_slot& slot = buffers.output_slot(k);
+    rms.push_back(info(slot.type).is_float ? finite_rms(comparator.expected_on_host(k), slot.size, slot.type) : 0.0);
+  }
+  return rms;
+}
+
+// Output k of this edge run against the reference's, where the reference's is finite: elements where it is
+// not are set to 0 on both sides (left out); `left_out` counts them.
+[[nodiscard]] inline comparison compare_at_edge(case_buffers& buffers, output_comparator& comparator, std::size_t k,
+                                                const edge_run& run, double declared_rms, std::size_t& left_out) {
+  const buffer_slot& slot = buffers.output_slot(k);
+  host_array actual = buffers.read_output(side::optimized, k);
+  host_array expected = comparator.expected_on_host(k);
+  double ratio = 1.0;
+  left_out = 0;
+  if (info(slot.type).is_float) {
+    for (std::size_t i = 0; i < slot.size; ++i) {
+      if (finite_in(expected, i, slot.type)) continue;
+      store_from_double(expected.bytes.data(), expected.type, i, 0.0);
+      store_from_double(actual.bytes.data(), actual.type, i, 0.0);
+      ++left_out;
+    }
+    const bool scaled = run.kind == edge_kind::larger || run.kind == edge_kind::smaller;
+    if (scaled && declared_rms > 0.0) ratio = finite_rms(expected, slot.size, slot.type) / declared_rms;
+  }
+  const tolerance tol = edge_tolerance(buffers.declaration().tolerance_of(slot), ratio, slot.type);
+  return compare(actual.view(slot.size, slot.extents), expected.view(slot.size, slot.extents), tol);
+}
+
+// One edge run: input set 0 drawn as `run` says, the optimized kernel then the reference, every output
+// compared. Its findings (and those of its launches) name the run.
+inline void run_at_edge(case_buffers& buffers, output_comparator& comparator, host_computation& host,
+                        const edge_run& run, const std::vector<double>& declared_rms, std::vector<finding>& problems) {
+  std::vector<finding> found;
+  buffers.draw(buffers.seed(), &run);
+  run_side(buffers, side::optimized, found);
+  if (buffers.has_device_reference()) {
+    run_device_reference(buffers, comparator, found);
+  } else {
+    run_host_reference(buffers, comparator, host, buffers.set_zero(), true, found);
+  }
+  const std::string where = run.words();
+  for (finding& f : found) f.text = where + ": " + f.text;
+  for (std::size_t k = 0; k < buffers.output_count(); ++k) {
+    const buffer_slot& slot = buffers.output_slot(k);
+    std::size_t left_out = 0;
+    const comparison c = compare_at_edge(buffers, comparator, k, run, declared_rms[k], left_out);
+    const std::string judged =
+        left_out ? fmt::format(" (judged at the {} of {} elements where the reference is finite)", slot.size - left_out, slot.size)
+                 : std::string();
+    if (!c.passed) {
+      found.push_back({finding_kind::edge_value,
+                       fmt::format("{}, output '{}' disagrees with the reference{}: {} [tolerance {}]", where, slot.name,
+                                   judged, c.reasons.empty() ? std::string("failed") : c.reasons.front(),
+                                   c.applied.description)});
+    }
+  }
+  problems.insert(problems.end(), found.begin(), found.end());
+}
+
+// Every edge run of the case (none where it opted out), up to the first that finds a problem; then input set
+// 0 as declared again, and the reference's expected values of it.
+inline void check_edge_values(case_buffers& buffers, output_comparator& comparator, host_computation& host,
+                              const std::vector<double>& declared_rms, seed_result& r) {
+  std::vector<const buffer_slot*> drawn_slots;
+  for (std::size_t k = 0; k < buffers.input_count(); ++k) drawn_slots.push_back(&buffers.input_slot(k));
+  for (std::size_t k = 0; k < buffers.output_count(); ++k) {
+    if (buffers.in_place(k)) drawn_slots.push_back(&buffers.output_slot(k));
+  }
+  const std::vector<edge_run> runs = edge_runs(drawn_slots, buffers.declaration().edge_values);
+  if (runs.empty()) return;
+  for (const edge_run& run : runs) {
+    const std::size_t before = r.problems.size();
+    run_at_edge(buffers, comparator, host, run, declared_rms, r.problems);
+    ++r.edge_runs;
+    bool failed = false;
+    for (std::size_t i = before; i < r.problems.size(); ++i) failed = failed || r.problems[i].fails();
+    if (failed) break;
+  }
+  std::vector<finding> unused;  // the declared run reported these already
+  buffers.draw(buffers.seed());
+  if (buffers.has_device_reference()) {
+    run_side(buffers, side::reference, unused);
+    comparator.reference_ran();
+  } else {
+    run_host_reference(buffers, comparator, host, buffers.set_zero(), true, unused);
+  }
+}
+
+}  // namespace detail
+}  // namespace kbench
