@@ -233,6 +233,18 @@ TEST_CASE("inputs and outputs that only some shapes use: absent, a null handle, 
   CHECK_THROWS_WITH((void)bias.get(), contains("buffer 'bias' has no device memory here"));
 }
 
+TEST_CASE("a parameter: a number of the shape that is no size, read by name", "[declaration][parameters]") {
+  kbench::kernel_case c("eps", kbench::shape{{"rows", 4}}.with("eps", 1e-5));
+  CHECK(c.param("eps") == 1e-5);
+  CHECK(c.dim("rows") == 4);
+  CHECK(kbench::detail::declared(c).unasked_dimensions().empty());
+  CHECK_THROWS_WITH((void)c.param("scale"), contains("asks for parameter 'scale', but shape {rows=4/eps=1e-05} has no such "
+                                                     "parameter (give it on the registration: .shape({...}).with(\"scale\", value)"));
+  kbench::kernel_case unread("eps", kbench::shape{{"rows", 4}}.with("eps", 1e-5));
+  (void)unread.dim("rows");
+  CHECK(kbench::detail::declared(unread).unasked_dimensions() == std::vector<std::string>{"eps"});  // a typo at run time
+}
+
 TEST_CASE("a flag is a dimension of 0 or 1; any other value names it", "[declaration][absent]") {
   kbench::kernel_case off("flags", {{"has_bias", 0}, {"causal", 1}, {"mode", 2}});
   CHECK_FALSE(off.flag("has_bias"));

@@ -3,7 +3,8 @@
 // (no tolerance, oracle or option declared) with a finding that names the input and the scale:
 //
 //   fp16_sum_rmsnorm     sums its squares in fp16 (six per thread): overflows with x 128 times larger
-//   eps_outside_rmsnorm  adds eps outside the root: wrong once mean(x^2) is near eps, at x 2^-10 times
+//   eps_outside_rmsnorm  adds eps outside the root: wrong once mean(x^2) is near eps, at x 2^-10 times (its
+//                        eps a parameter of its shape: .with("eps", 1e-6), c.param("eps"))
 //   maxless_softmax      exp(x) without the row's max subtracted: Inf / Inf = NaN once logits pass ~88
 //   last_tie_argmax      ties go to the largest index (the reference's, as torch.argmax, to the smallest)
 //
@@ -60,18 +61,18 @@ __global__ void rmsnorm_kernel(const __half* x, const __half* w, __half* y, std:
 }
 
 template <rms_kind Optimized>
-void declare_rmsnorm(kbench::kernel_case& c) {
+void declare_rmsnorm(kbench::kernel_case& c, float eps = 1e-6f) {
   const auto rows = c.dim("rows"), cols = c.dim("cols");
   auto x = c.input<kbench::fp16_t>("x", {rows, cols}, kbench::uniform(-2, 2));
   auto w = c.input<kbench::fp16_t>("w", {cols}, kbench::uniform(0.5, 1.5));
   auto y = c.output<kbench::fp16_t>("y", {rows, cols});
   const dim3 grid(static_cast<unsigned int>(rows)), block(block_size);
   c.reference([=](hipStream_t s) {
-    hipLaunchKernelGGL(rmsnorm_kernel<rms_kind::fp32_sum>, grid, block, 0, s, x.get(), w.get(), y.get(), cols, 1e-6f);
+    hipLaunchKernelGGL(rmsnorm_kernel<rms_kind::fp32_sum>, grid, block, 0, s, x.get(), w.get(), y.get(), cols, eps);
     KBENCH_HIP_CHECK_LAUNCH();
   });
   c.optimized([=](hipStream_t s) {
-    hipLaunchKernelGGL(rmsnorm_kernel<Optimized>, grid, block, 0, s, x.get(), w.get(), y.get(), cols, 1e-6f);
+    hipLaunchKernelGGL(rmsnorm_kernel<Optimized>, grid, block, 0, s, x.get(), w.get(), y.get(), cols, eps);
     KBENCH_HIP_CHECK_LAUNCH();
   });
   c.bytes_moved(2.0 * (2.0 * rows * cols + cols));
@@ -156,7 +157,10 @@ void declare_argmax(kbench::kernel_case& c) {
 }  // namespace
 
 static void fp16_sum_rmsnorm(kbench::kernel_case& c) { declare_rmsnorm<rms_kind::fp16_sum>(c); }
-static void eps_outside_rmsnorm(kbench::kernel_case& c) { declare_rmsnorm<rms_kind::eps_outside>(c); }
+// Its eps a parameter of the shape (kernel_case::param), as a model's config gives it.
+static void eps_outside_rmsnorm(kbench::kernel_case& c) {
+  declare_rmsnorm<rms_kind::eps_outside>(c, static_cast<float>(c.param("eps")));
+}
 static void fp32_sum_rmsnorm(kbench::kernel_case& c) { declare_rmsnorm<rms_kind::fp32_sum>(c); }
 static void unedged_rmsnorm(kbench::kernel_case& c) {
   declare_rmsnorm<rms_kind::fp16_sum>(c);
@@ -185,7 +189,7 @@ static void last_tie_argmax(kbench::kernel_case& c) { declare_argmax<true>(c); }
 static void first_tie_argmax(kbench::kernel_case& c) { declare_argmax<false>(c); }
 
 KBENCH_REGISTER(fp16_sum_rmsnorm).shape({{"rows", 37}, {"cols", 1531}}).nearby_shapes(false);
-KBENCH_REGISTER(eps_outside_rmsnorm).shape({{"rows", 37}, {"cols", 1531}}).nearby_shapes(false);
+KBENCH_REGISTER(eps_outside_rmsnorm).shape({{"rows", 37}, {"cols", 1531}}).with("eps", 1e-6).nearby_shapes(false);
 KBENCH_REGISTER(fp32_sum_rmsnorm).shape({{"rows", 37}, {"cols", 1531}}).nearby_shapes(false);
 KBENCH_REGISTER(unedged_rmsnorm).shape({{"rows", 37}, {"cols", 1531}}).nearby_shapes(false);
 KBENCH_REGISTER(unedged_x_rmsnorm).shape({{"rows", 37}, {"cols", 1531}}).nearby_shapes(false);

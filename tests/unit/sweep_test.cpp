@@ -1,8 +1,13 @@
 // sweep.hpp and registry.hpp: shapes chosen at run time, axes on a registration, plain names.
 #include <kbench/contract/registry.hpp>
 #include <kbench/contract/registry_impl.hpp>  // once per program: no kbench library links into the unit tests
+#include <kbench/decisions/baseline.hpp>
+#include <kbench/decisions/nearby_shapes.hpp>
 #include <kbench/decisions/sweep.hpp>
+#include <kbench/results/json_report.hpp>
+#include <kbench/results/results_document.hpp>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -89,6 +94,51 @@ TEST_CASE("a registration's axes give every combination, after its own shapes", 
   CHECK_THROWS_AS(reg.name("rms norm"), kbench::usage_error);
   CHECK_THROWS_AS(reg.name("a<b>"), kbench::usage_error);
   CHECK_THROWS_AS(reg.name(""), kbench::usage_error);
+}
+
+TEST_CASE("parameters: numbers of a shape that are no sizes, in labels, options, neighbours and documents", "[sweep][parameters]") {
+  const kbench::shape s = kbench::shape{{"rows", 37}, {"cols", 1531}}.with("eps", 1e-5).with("scale", 0.125);
+  CHECK(s.to_string() == "rows=37/cols=1531/eps=1e-05/scale=0.125");
+  CHECK(s.parameter_value("scale") == 0.125);
+  CHECK_THROWS_WITH((void)s.parameter_value("alpha"), contains("asks for parameter 'alpha', but shape {rows=37/cols=1531/eps=1e-05/"
+                                                               "scale=0.125} has no such parameter"));
+  CHECK_THROWS_WITH((void)s.with("rows", 2.0), contains("shape names 'rows' twice"));
+  CHECK_THROWS_WITH((void)s.with("nan", std::nan("")), contains("must be finite"));
+  CHECK(kbench::detail::exact_decimal(0.1) == "0.1");
+  CHECK(kbench::detail::exact_decimal(1.0 / 3.0) == "0.3333333333333333");
+  CHECK(kbench::detail::exact_decimal(-2.0) == "-2");
+  // Given on the registration, to the shape before; not without one.
+  kbench::case_registration reg("rmsnorm", no_case, __FILE__, __LINE__);
+  CHECK_THROWS_WITH(reg.with("eps", 1e-5), contains("gives the shape before it a parameter, and there is none"));
+  reg.shape({{"rows", 37}, {"cols", 1531}}).with("eps", 1e-5).shape({{"rows", 2}, {"cols", 8}}).with("eps", 1e-6);
+  CHECK(labels(reg.shapes()) == std::vector<std::string>{"rows=37/cols=1531/eps=1e-05", "rows=2/cols=8/eps=1e-06"});
+  // At run time: a value that is no whole number is a parameter; a whole one is one where the case's shapes say.
+  CHECK(kbench::parse_shape("rows=4,cols=8,eps=1e-5").parameters().size() == 1);
+  kbench::shape_request given;
+  given.shapes = {kbench::parse_shape("rows=4,cols=8,eps=1"), kbench::parse_shape("rows=4,cols=8")};
+  given.axes.push_back(kbench::parse_axis("cols=16,32"));
+  CHECK(labels(kbench::shapes_to_run(reg.shapes(), given)) == std::vector<std::string>{"rows=4/cols=16/eps=1", "rows=4/cols=32/eps=1"});
+  kbench::shape_request wrong;
+  wrong.shapes = {kbench::parse_shape("rows=4,cols=8.5,eps=1")};
+  CHECK_THROWS_WITH(kbench::shapes_to_run(reg.shapes(), wrong), contains("'cols' is a size (a whole number > 0)"));
+  // The shapes around a declared one keep its parameters, and the option that reproduces one gives them.
+  const std::vector<kbench::shape> around = kbench::shapes_around(reg.shapes()[1], {}, {});
+  REQUIRE(around.size() == 4);
+  CHECK(around[0].to_string() == "rows=1/cols=8/eps=1e-06");
+  CHECK(kbench::shape_option(around[0]) == "--shape rows=1,cols=8,eps=1e-06");
+  CHECK(kbench::parse_shape("rows=1,cols=8,eps=1e-06").to_string() == around[0].to_string());
+  // In the results document: a key of their own, and the label read back names the same run.
+  kbench::run_record run;
+  kbench::case_record& c = run.cases.emplace_back();
+  c.case_name = "rmsnorm";
+  c.shape = s;
+  run.cases.emplace_back().case_name = "plain";
+  const nlohmann::ordered_json document = kbench::results_document(run);
+  CHECK(document["cases"][0]["shape"] == nlohmann::ordered_json({{"rows", 37}, {"cols", 1531}}));
+  CHECK(document["cases"][0]["parameters"] == nlohmann::ordered_json({{"eps", 1e-5}, {"scale", 0.125}}));
+  CHECK_FALSE(document["cases"][1].contains("parameters"));
+  CHECK(kbench::detail::case_label_of(document["cases"][0]) == "rmsnorm/rows=37/cols=1531/eps=1e-05/scale=0.125");
+  CHECK(kbench::detail::match_key(document["cases"][0]) == "rmsnorm\ncols=1531\neps=1e-05\nrows=37\nscale=0.125");
 }
 
 }  // namespace unit_sweep_test

@@ -108,14 +108,16 @@ struct declared_case {
     return out;
   }
 
-  // The dimensions of the shape that the case function never asked for (a shape given at run time must
-  // have none: a typo would otherwise run the case at some other size).
+  // The dimensions and parameters of the shape that the case function never asked for (a shape given at run
+  // time must have none: a typo would otherwise run the case at some other size).
   [[nodiscard]] std::vector<std::string> unasked_dimensions() const {
-    std::vector<std::string> unasked;
-    for (const auto& d : shape.dims()) {
+    std::vector<std::string> names, unasked;
+    for (const auto& d : shape.dims()) names.push_back(d.first);
+    for (const auto& p : shape.parameters()) names.push_back(p.first);
+    for (const std::string& name : names) {
       bool was_asked = false;
-      for (const std::string& a : asked) was_asked = was_asked || a == d.first;
-      if (!was_asked) unasked.push_back(d.first);
+      for (const std::string& a : asked) was_asked = was_asked || a == name;
+      if (!was_asked) unasked.push_back(name);
     }
     return unasked;
   }

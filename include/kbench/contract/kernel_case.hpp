@@ -62,6 +62,9 @@ class kernel_case {
   // A dimension that switches a part of the case on or off (has_bias, causal): 0 or 1 at every shape, any
   // other value a usage error naming it.
   [[nodiscard]] bool flag(std::string_view dimension) const;
+  // A parameter of the shape (a number that is no size: an epsilon, a scale), given on the registration
+  // with .shape({...}).with("eps", 1e-5); a shape without it is a usage error naming it.
+  [[nodiscard]] double param(std::string_view parameter) const;
 
   template <class T>
   [[nodiscard]] input_ref<T> input(std::string buffer_name, std::initializer_list<std::int64_t> extents,

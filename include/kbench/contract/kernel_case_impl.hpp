@@ -100,6 +100,12 @@ std::int64_t kernel_case::dim(std::string_view dimension) const {
   return size;
 }
 
+double kernel_case::param(std::string_view parameter) const {
+  const double value = declared_.shape.parameter_value(parameter);
+  declared_.asked.emplace_back(parameter);
+  return value;
+}
+
 bool kernel_case::flag(std::string_view dimension) const {
   const std::int64_t value = dim(dimension);
   declared_.flags.emplace_back(dimension);

@@ -36,6 +36,10 @@ class case_registration {
   // Adds a shape the case runs at. List an odd one (sizes that are not multiples of a block) too.
   case_registration& shape(std::initializer_list<kbench::shape::dimension> dims);
 
+  // Gives the shape added last a parameter, a number of the case that is no size (kernel_case::param):
+  //   KBENCH_REGISTER(rmsnorm).shape({{"rows", 37}, {"cols", 1531}}).with("eps", 1e-5).shape(...).with("eps", 1e-6);
+  case_registration& with(std::string parameter, double value);
+
   // Adds an axis: the case also runs at every combination of its axes' values (nvbench's cartesian
   // product), after the shapes given one by one.
   case_registration& axis(std::string dimension, std::initializer_list<std::int64_t> values);

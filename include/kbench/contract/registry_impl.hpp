@@ -17,6 +17,15 @@ case_registration& case_registration::shape(std::initializer_list<kbench::shape:
   return *this;
 }
 
+case_registration& case_registration::with(std::string parameter, double value) {
+  if (shapes_.empty()) {
+    throw usage_error("case '" + name_ + "': with(\"" + parameter + "\", ...) gives the shape before it a parameter, "
+                      "and there is none: call shape() first");
+  }
+  shapes_.back() = shapes_.back().with(std::move(parameter), value);
+  return *this;
+}
+
 case_registration& case_registration::axis(std::string dimension, std::initializer_list<std::int64_t> values) {
   for (const auto& a : axes_) {
     if (a.first == dimension) throw usage_error("case '" + name_ + "' has axis '" + dimension + "' twice");

@@ -100,10 +100,15 @@ inline time_change judge_ratio(const time_ratio& r, double threshold) {
   return time_change::same;
 }
 
-// What matches a case across runs: its name and its dims whatever their order.
+// What matches a case across runs: its name, its dims and its parameters, whatever their order.
 inline std::string match_key(const nlohmann::ordered_json& c) {
   std::vector<std::string> dims;
   for (const auto& [name, size] : c.at("shape").items()) dims.push_back(name + "=" + size.dump());
+  if (c.contains("parameters")) {
+    for (const auto& [name, value] : c.at("parameters").items()) {
+      dims.push_back(name + "=" + exact_decimal(value.get<double>()));
+    }
+  }
   std::sort(dims.begin(), dims.end());
   std::string key = c.at("case").get<std::string>();
   for (const std::string& d : dims) key += "\n" + d;

@@ -95,7 +95,7 @@ inline void check_dimension_rules(const std::string& case_name, const std::vecto
       if (!rule.allows(next)) continue;
       std::vector<kbench::shape::dimension> dims = s.dims();
       dims[i].second = next;
-      around.emplace_back(std::move(dims));
+      around.emplace_back(std::move(dims), s.parameters());
     }
   }
   return around;
@@ -133,6 +133,7 @@ inline void check_dimension_rules(const std::string& case_name, const std::vecto
 [[nodiscard]] inline std::string shape_option(const kbench::shape& s) {
   std::string text;
   for (const auto& d : s.dims()) text += (text.empty() ? "" : ",") + d.first + "=" + std::to_string(d.second);
+  for (const auto& p : s.parameters()) text += (text.empty() ? "" : ",") + p.first + "=" + detail::exact_decimal(p.second);
   return "--shape " + text;
 }
 

@@ -2,6 +2,8 @@
 //
 //   --shape rows=4096,cols=8192          runs the cases whose shapes have exactly these dimensions at it
 //                                        (repeatable; replaces their registered shapes)
+//   --shape rows=4096,cols=8192,eps=1e-5 ... and parameters (kernel_case::param), for cases whose shapes have
+//                                        them; a parameter is never swept
 //   --axis cols=1024:65536:x2            every shape of a case that has `cols`, at 1024, 2048, ... 65536
 //   --axis cols=1024:4096:+1024          ... at 1024, 2048, 3072, 4096
 //   --axis cols=1000,1531,4096           ... at those sizes
@@ -10,7 +12,9 @@
 // an error too), before anything runs.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <utility>
@@ -70,17 +74,27 @@ inline std::pair<std::string, std::string> name_and_value(const std::string& tex
 
 }  // namespace detail
 
-// "rows=4096,cols=8192" (or with '/' between the dimensions, as reports print shapes).
+// "rows=4096,cols=8192" (or with '/' between the dimensions, as reports print shapes). A value that is no
+// whole number (eps=1e-5) is a parameter; a whole one stays a size until the case's shapes say it is a
+// parameter (shapes_to_run()).
 [[nodiscard]] inline kbench::shape parse_shape(const std::string& text) {
   const std::string context = "--shape '" + text + "'";
   std::string normalized = text;
   for (char& c : normalized) c = c == '/' ? ',' : c;
   std::vector<kbench::shape::dimension> dims;
+  std::vector<kbench::shape::parameter> params;
   for (const std::string& part : detail::split(normalized, ',')) {
     const auto [name, value] = detail::name_and_value(part, context);
-    dims.emplace_back(name, detail::parse_size(value, context));
+    char* end = nullptr;
+    const double number = std::strtod(value.c_str(), &end);
+    const bool whole = value.find_first_not_of("0123456789") == std::string::npos;
+    if (!whole && end == value.c_str() + value.size() && std::isfinite(number)) {
+      params.emplace_back(name, number);
+    } else {
+      dims.emplace_back(name, detail::parse_size(value, context));
+    }
   }
-  return kbench::shape(dims);  // a name given twice is a usage_error there
+  return kbench::shape(dims, params);  // a name given twice is a usage_error there
 }
 
 // "cols=1024:65536:x2", "cols=1024:4096:+1024" or "cols=1000,1531,4096".
@@ -111,10 +125,40 @@ inline std::pair<std::string, std::string> name_and_value(const std::string& tex
 
 namespace detail {
 
+// The names of a shape's dimensions and parameters.
 inline std::set<std::string> dimension_names(const kbench::shape& s) {
   std::set<std::string> names;
   for (const auto& d : s.dims()) names.insert(d.first);
+  for (const auto& p : s.parameters()) names.insert(p.first);
   return names;
+}
+
+// Requested shape `s` with each value a size or a parameter as in registered shape `like` (which has the
+// same names): "eps=1" is a parameter where the case's shapes give eps one. A size given as no whole number
+// is a usage error.
+inline kbench::shape typed_like(const kbench::shape& s, const kbench::shape& like) {
+  auto is_parameter = [&like](const std::string& name) {
+    for (const auto& p : like.parameters()) {
+      if (p.first == name) return true;
+    }
+    return false;
+  };
+  std::vector<kbench::shape::dimension> dims;
+  std::vector<kbench::shape::parameter> params;
+  for (const auto& given : s.dims()) {
+    if (is_parameter(given.first)) {
+      params.emplace_back(given.first, static_cast<double>(given.second));
+    } else {
+      dims.push_back(given);
+    }
+  }
+  for (const auto& given : s.parameters()) {
+    if (!is_parameter(given.first)) {
+      throw usage_error("--shape {" + s.to_string() + "}: '" + given.first + "' is a size (a whole number > 0)");
+    }
+    params.push_back(given);
+  }
+  return kbench::shape(dims, params);
 }
 
 }  // namespace detail
@@ -131,7 +175,7 @@ inline std::set<std::string> dimension_names(const kbench::shape& s) {
     for (const kbench::shape& s : request.shapes) {
       for (const kbench::shape& r : registered) {
         if (detail::dimension_names(s) == detail::dimension_names(r)) {
-          base.push_back(s);
+          base.push_back(detail::typed_like(s, r));
           break;
         }
       }
@@ -147,7 +191,7 @@ inline std::set<std::string> dimension_names(const kbench::shape& s) {
       for (const std::int64_t v : axis.values) {
         std::vector<kbench::shape::dimension> dims = s.dims();
         for (auto& d : dims) d.second = d.first == axis.name ? v : d.second;
-        swept.emplace_back(dims);
+        swept.emplace_back(dims, s.parameters());
       }
     }
     base = std::move(swept);

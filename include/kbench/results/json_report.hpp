@@ -269,6 +269,11 @@ inline json to_json(const case_census& c) {
                      {"census", c.census ? detail::to_json(*c.census) : json(nullptr)},
                      {"declaration", detail::declaration_json(c)},
                      {"kernels_digest", detail::kernels_digest_json(c)}});
+    if (!c.shape.parameters().empty()) {  // only where the case has some: older documents and readers hold
+      json params = json::object();
+      for (const auto& p : c.shape.parameters()) params[p.first] = p.second;
+      cases.back()["parameters"] = params;
+    }
   }
   const gpu_info& g = run.device;
   json copy = nullptr;

@@ -276,7 +276,7 @@ inline std::string format_stages(const stage_times& stages) {
 
 // "rmsnorm/rows=37/cols=1531": a case at a shape, as tests and reports name it.
 [[nodiscard]] inline std::string case_label(const std::string& case_name, const kbench::shape& s) {
-  return s.dims().empty() ? case_name : case_name + "/" + s.to_string();
+  return s.to_string().empty() ? case_name : case_name + "/" + s.to_string();
 }
 
 // "PASS rmsnorm [rows=37/cols=1531] seed=0x..." and, for each output, its metrics or its failure report.

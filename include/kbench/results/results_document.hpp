@@ -18,12 +18,18 @@
 
 namespace kbench::detail {
 
-// "rows=37/cols=1531": a case's dims in the document's order (ordered_json keeps it), joined as
-// shape::to_string joins them.
+// "rows=37/cols=1531": a case's dims in the document's order (ordered_json keeps it), then its parameters
+// (a key that documents of older kbench, and cases without parameters, lack), joined as shape::to_string
+// joins them.
 inline std::string shape_text_of(const nlohmann::ordered_json& c) {
   std::string dims;
   for (const auto& [name, size] : c.at("shape").items()) {
     dims += (dims.empty() ? "" : "/") + name + "=" + std::to_string(size.get<std::int64_t>());
+  }
+  if (c.contains("parameters")) {
+    for (const auto& [name, value] : c.at("parameters").items()) {
+      dims += (dims.empty() ? "" : "/") + name + "=" + exact_decimal(value.get<double>());
+    }
   }
   return dims;
 }
