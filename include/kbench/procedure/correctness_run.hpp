@@ -18,7 +18,7 @@
 //                the outputs alone and the inputs alone: its outputs must still be the reference's
 //                (alignment_check.hpp); then once more on set 0's buffers, which the run's last launch
 //                always uses
-//   edges        (checks.edges) both sides again on inputs at other magnitudes, with signed zeros, subnormals
+//   edges        (checks.additions) both sides again on inputs at other magnitudes, with signed zeros, subnormals
 //                and exact ties, judged where the reference is finite (edge_check.hpp); then set 0 as
 //                declared again, the reference rerun on it
 //   last launch  the optimized kernel once more on set 0 as declared: the same bits as its first run
