@@ -166,9 +166,8 @@ void fill_random(void* out, dtype type, std::size_t size, const distribution& in
   if (init.shape == distribution::kind::from_index) return detail::copy_from_index(out, type, size, init, input_seed, stream);
   const bool edged = !edge.none() && info(type).is_float &&
                      (init.shape == distribution::kind::uniform || init.shape == distribution::kind::normal);
-  const detail::fill_parameters p{init.shape, init.a,         init.b,
-                                  init.weight, input_seed,     edged ? edge : value_edge{},
-                                  info(type).is_float ? special_values(type) : special_set{}};
+  const special_set special = info(type).is_float ? special_values(type) : special_set{};
+  const detail::fill_parameters p{init.shape, init.a, init.b, init.weight, input_seed, edged ? edge : value_edge{}, special};
   visit_dtype(type, [&](auto d) { detail::launch_fill<element_t<decltype(d)::value>>(out, size, p, stream); });
 }
 
