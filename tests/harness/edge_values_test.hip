@@ -8,6 +8,7 @@
 //   maxless_softmax      exp(x) without the row's max subtracted: Inf / Inf = NaN once logits pass ~88
 //   last_tie_argmax      ties go to the largest index (the reference's, as torch.argmax, to the smallest)
 //
+// (large_maxless_softmax: the same, declared only at shapes of more than 2^22 elements, caught at the smaller)
 // and their correct variants, which pass every edge run: fp32_sum_rmsnorm, shifted_softmax (exp2f, a
 // different instruction than the reference's expf), first_tie_argmax; and the planted rmsnorm again with the
 // edges turned off for the case, and for its input x, which passes (what the opt-outs give up).
@@ -184,6 +185,8 @@ static void unedged_x_rmsnorm(kbench::kernel_case& c) {
   c.bytes_moved(2.0 * (2.0 * rows * cols + cols));
 }
 static void maxless_softmax(kbench::kernel_case& c) { declare_softmax<softmax_kind::maxless>(c); }
+// The same, declared only at shapes of more than 2^22 elements: its smallest gets the edges, the other not.
+static void large_maxless_softmax(kbench::kernel_case& c) { declare_softmax<softmax_kind::maxless>(c); }
 static void shifted_softmax(kbench::kernel_case& c) { declare_softmax<softmax_kind::shifted_exp2>(c); }
 static void last_tie_argmax(kbench::kernel_case& c) { declare_argmax<true>(c); }
 static void first_tie_argmax(kbench::kernel_case& c) { declare_argmax<false>(c); }
@@ -194,6 +197,7 @@ KBENCH_REGISTER(fp32_sum_rmsnorm).shape({{"rows", 37}, {"cols", 1531}}).nearby_s
 KBENCH_REGISTER(unedged_rmsnorm).shape({{"rows", 37}, {"cols", 1531}}).nearby_shapes(false);
 KBENCH_REGISTER(unedged_x_rmsnorm).shape({{"rows", 37}, {"cols", 1531}}).nearby_shapes(false);
 KBENCH_REGISTER(maxless_softmax).shape({{"rows", 37}, {"cols", 1531}}).nearby_shapes(false);
+KBENCH_REGISTER(large_maxless_softmax).shape({{"rows", 1024}, {"cols", 4099}}).shape({{"rows", 2048}, {"cols", 4099}}).nearby_shapes(false);
 KBENCH_REGISTER(shifted_softmax).shape({{"rows", 37}, {"cols", 1531}}).nearby_shapes(false);
 KBENCH_REGISTER(last_tie_argmax).shape({{"rows", 37}, {"cols", 1531}}).nearby_shapes(false);
 KBENCH_REGISTER(first_tie_argmax).shape({{"rows", 37}, {"cols", 1531}}).nearby_shapes(false);
