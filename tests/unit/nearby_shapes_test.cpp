@@ -12,18 +12,15 @@
 #include <vector>
 
 #include "../catch.hpp"
+#include "shape_labels.hpp"
 
 namespace unit_nearby_shapes_test {  // one per file: the unit tests compile in unity batches
 
 using kbench_test::contains;
+using kbench_test::labels;
+using kbench_test::no_case;
 
 namespace {
-
-std::vector<std::string> labels(const std::vector<kbench::shape>& shapes) {
-  std::vector<std::string> all;
-  for (const kbench::shape& s : shapes) all.push_back(s.to_string());
-  return all;
-}
 
 kbench::shape rows_cols(std::int64_t rows, std::int64_t cols) { return kbench::shape{{"rows", rows}, {"cols", cols}}; }
 
@@ -31,8 +28,6 @@ kbench::shape rows_cols(std::int64_t rows, std::int64_t cols) { return kbench::s
 std::vector<kbench::declared_shape_facts> rmsnorm_shapes() {
   return {{rows_cols(37, 1531), 2.0 * 37 * 1531 + 1531, {}}, {rows_cols(16384, 8192), 2.0 * 16384 * 8192 + 8192, {}}};
 }
-
-void no_case(kbench::kernel_case&) {}
 
 kbench::run_options parse(std::vector<std::string> args) {
   std::vector<const char*> argv{"kbench_program"};

@@ -12,20 +12,15 @@
 #include <vector>
 
 #include "../catch.hpp"
+#include "shape_labels.hpp"
 
 namespace unit_sweep_test {  // one per file: the unit tests compile in unity batches
 
 using kbench_test::contains;
+using kbench_test::labels;
+using kbench_test::no_case;
 
 namespace {
-
-std::vector<std::string> labels(const std::vector<kbench::shape>& shapes) {
-  std::vector<std::string> all;
-  for (const kbench::shape& s : shapes) all.push_back(s.to_string());
-  return all;
-}
-
-void no_case(kbench::kernel_case&) {}
 
 std::string error_of(const std::string& axis) {
   try {

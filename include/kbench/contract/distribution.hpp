@@ -39,6 +39,9 @@ struct distribution {
     }
     return "?";
   }
+  // Its values are random numbers from a range (uniform, normal): what an edge run may scale, round or
+  // replace (decisions/edge_values.hpp).
+  [[nodiscard]] bool random_values() const { return shape == kind::uniform || shape == kind::normal; }
   // The values it can draw are given, not a range: ±inf may be among them (for floating-point inputs).
   [[nodiscard]] bool given_values() const { return shape == kind::constant || shape == kind::choice; }
   // Element i's value belongs to position i (a position, an index, a mask by row and column): moved

@@ -74,8 +74,7 @@ namespace detail {
 // Whether an edge run may change the values of a drawn buffer: random floating-point values, and neither the
 // case nor the buffer opted out.
 [[nodiscard]] inline bool edge_candidate(const buffer_slot& slot) {
-  const bool random = slot.init.shape == distribution::kind::uniform || slot.init.shape == distribution::kind::normal;
-  return drawn(slot.role) && info(slot.type).is_float && random && slot.edge_values;
+  return drawn(slot.role) && info(slot.type).is_float && slot.init.random_values() && slot.edge_values;
 }
 
 // The largest magnitude the declared distribution draws in practice: uniform's bounds, normal's mean plus

@@ -11,6 +11,7 @@
 // smallest declared shape of every case whatever its size, so that no case goes without.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -101,14 +102,19 @@ inline void check_dimension_rules(const std::string& case_name, const std::vecto
   return around;
 }
 
-// Whether declared shape `index` gets neighbours: it is cheap (small_case_elements), or the case's
-// smallest (the first of the smallest, on a tie).
-[[nodiscard]] inline bool gets_nearby_shapes(const std::vector<declared_shape_facts>& declared, std::size_t index) {
+// The case's smallest declared shape (the first of the smallest, on a tie): whatever its size, it gets its
+// neighbours, and issue 23's other additions where no declared shape is small (program.hpp).
+[[nodiscard]] inline std::size_t smallest_declared(const std::vector<declared_shape_facts>& declared) {
   std::size_t smallest = 0;
   for (std::size_t i = 1; i < declared.size(); ++i) {
     if (declared[i].elements < declared[smallest].elements) smallest = i;
   }
-  return index == smallest || declared.at(index).elements <= small_case_elements;
+  return smallest;
+}
+
+// Whether declared shape `index` gets neighbours: it is cheap (small_case_elements), or the case's smallest.
+[[nodiscard]] inline bool gets_nearby_shapes(const std::vector<declared_shape_facts>& declared, std::size_t index) {
+  return index == smallest_declared(declared) || declared.at(index).elements <= small_case_elements;
 }
 
 // The shapes near declared shape `index` that the correctness run checks: shapes_around() of it when it gets
@@ -129,11 +135,10 @@ inline void check_dimension_rules(const std::string& case_name, const std::vecto
   return nearby;
 }
 
-// The option that runs a shape alone: "--shape rows=37,cols=1530".
+// The option that runs a shape alone: "--shape rows=37,cols=1530" (its label, commas between the parts).
 [[nodiscard]] inline std::string shape_option(const kbench::shape& s) {
-  std::string text;
-  for (const auto& d : s.dims()) text += (text.empty() ? "" : ",") + d.first + "=" + std::to_string(d.second);
-  for (const auto& p : s.parameters()) text += (text.empty() ? "" : ",") + p.first + "=" + detail::exact_decimal(p.second);
+  std::string text = s.to_string();
+  std::replace(text.begin(), text.end(), '/', ',');
   return "--shape " + text;
 }
 

@@ -164,8 +164,7 @@ void fill_random(void* out, dtype type, std::size_t size, const distribution& in
   // The input's own seed: of the run's seed and the input's random stream.
   const std::uint64_t input_seed = detail::mix_seed(seed ^ detail::mix_seed(stream_id));
   if (init.shape == distribution::kind::from_index) return detail::copy_from_index(out, type, size, init, input_seed, stream);
-  const bool edged = !edge.none() && info(type).is_float &&
-                     (init.shape == distribution::kind::uniform || init.shape == distribution::kind::normal);
+  const bool edged = !edge.none() && info(type).is_float && init.random_values();
   const special_set special = info(type).is_float ? special_values(type) : special_set{};
   const detail::fill_parameters p{init.shape, init.a, init.b, init.weight, input_seed, edged ? edge : value_edge{}, special};
   visit_dtype(type, [&](auto d) { detail::launch_fill<element_t<decltype(d)::value>>(out, size, p, stream); });

@@ -117,31 +117,37 @@ inline std::vector<kbench::shape> run_shapes(const case_registration& reg, const
 // The shapes near declared shape `s` that its correctness test checks too (decisions/nearby_shapes.hpp):
 // none with --quick, none when shapes are chosen at run time (--shape, --axis: a run of exactly those; a
 // neighbour's own reproducer is such a run), none for a case that opts out.
+// What the choices around a case's declared shapes need: each one's facts, read on the host, and the
+// position of `s` among them (facts.size() when `s` is not declared).
+struct declared_shapes {
+  std::vector<declared_shape_facts> facts;
+  std::size_t index = 0;
+};
+inline declared_shapes declared_shapes_of(const case_registration& reg, const kbench::shape& s) {
+  declared_shapes d;
+  for (const kbench::shape& shape : reg.shapes()) d.facts.push_back(declared_facts(reg, shape));
+  for (d.index = 0; d.index < d.facts.size(); ++d.index) {
+    if (d.facts[d.index].shape.to_string() == s.to_string()) break;
+  }
+  return d;
+}
+
 inline std::vector<kbench::shape> nearby_run_shapes(const case_registration& reg, const kbench::shape& s,
                                                     const run_options& options) {
   if (options.quick || !options.shapes.empty() || !reg.runs_nearby_shapes()) return {};
-  const std::vector<kbench::shape> declared = reg.shapes();
-  std::vector<declared_shape_facts> facts;
-  std::size_t index = declared.size();
-  for (std::size_t i = 0; i < declared.size(); ++i) {
-    facts.push_back(declared_facts(reg, declared[i]));
-    if (declared[i].to_string() == s.to_string()) index = i;
-  }
-  return index == declared.size() ? std::vector<kbench::shape>{} : nearby_shapes(facts, index, reg.dimension_rules());
+  const declared_shapes d = declared_shapes_of(reg, s);
+  if (d.index == d.facts.size()) return {};
+  return nearby_shapes(d.facts, d.index, reg.dimension_rules());
 }
 
 // Whether declared shape `s` runs issue 23's additions (every misalignment, the edges) beyond
-// small_case_elements: the case's smallest declared shape (the first of the smallest) when none of its
-// shapes is small, so that no case goes without them.
+// small_case_elements: the case's smallest declared shape when none of its shapes is small, so that no case
+// goes without them.
 inline bool additions_at_any_size(const case_registration& reg, const kbench::shape& s) {
-  const std::vector<kbench::shape> declared = reg.shapes();
-  std::size_t smallest = declared.size();
-  double fewest = 0.0;
-  for (std::size_t i = 0; i < declared.size(); ++i) {
-    const double elements = declared_facts(reg, declared[i]).elements;
-    if (smallest == declared.size() || elements < fewest) smallest = i, fewest = elements;
-  }
-  return smallest < declared.size() && fewest > small_case_elements && declared[smallest].to_string() == s.to_string();
+  const declared_shapes d = declared_shapes_of(reg, s);
+  if (d.index == d.facts.size()) return false;
+  const std::size_t smallest = smallest_declared(d.facts);
+  return d.index == smallest && d.facts[smallest].elements > small_case_elements;
 }
 
 // Progress of a long run, on a terminal: a line as each case starts (which, how far, an estimate of what
