@@ -77,6 +77,12 @@ struct declared_case {
   buffer_slot& add_absent(std::string buffer_name, buffer_role role, dtype type);
 
   [[nodiscard]] int device_count() const { return devices == 0 ? 1 : devices; }
+  // The elements of all its buffers: what decides whether it is small (decisions/nearby_shapes.hpp).
+  [[nodiscard]] double elements() const {
+    double total = 0.0;
+    for (const auto& b : buffers) total += static_cast<double>(b->size);
+    return total;
+  }
   [[nodiscard]] bool has_device_reference() const { return device_reference || device_reference_on_each; }
 
   // Runs the reference (device) or the optimized launch on `streams`, with device 0 current; a launch of

@@ -69,13 +69,6 @@ struct correctness_checks {
   [[nodiscard]] static correctness_checks later_seed() { return {false, false, false, false, false, false}; }
 };
 
-// The elements of all of a case's buffers (what decides whether it is small).
-[[nodiscard]] inline double case_elements(const declared_case& d) {
-  double elements = 0.0;
-  for (const auto& slot : d.buffers) elements += static_cast<double>(slot->size);
-  return elements;
-}
-
 // The element of a buffer's rows at position `stored` of its memory (padding counted).
 [[nodiscard]] inline std::size_t logical_index(const buffer_slot& slot, std::size_t stored) {
   return slot.padded() ? stored / slot.pitch * slot.row() + std::min(stored % slot.pitch, slot.row() - 1) : stored;
@@ -107,7 +100,7 @@ class correctness_run {
       r.outputs.push_back({slot.name, slot.type, slot.extents, comparator_.compare(k), {}});
     }
     if (checks.oracle && buffers_.declaration().oracle) check_against_oracle(r);
-    const bool small = case_elements(buffers_.declaration()) <= small_case_elements;
+    const bool small = buffers_.declaration().elements() <= small_case_elements;
     const bool every = checks.additions && (small || checks.any_size);
     if (checks.alignment) check_alignment(buffers_, comparator_, r, every);
     // The edges only for a kernel right as declared: what fails there is reported, and each edge run would

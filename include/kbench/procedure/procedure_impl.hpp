@@ -43,9 +43,7 @@ declared_shape_facts declared_facts(const case_registration& registration, const
   kernel_case c(registration.name(), s);
   registration.function()(c);
   const declared_case& case_declared = declared(c);
-  declared_shape_facts facts{s, 0.0, case_declared.flags};
-  for (const declared_buffer& b : case_declared.declared_buffers()) facts.elements += static_cast<double>(b.size);
-  return facts;
+  return {s, case_declared.elements(), case_declared.flags};
 }
 
 // The declared case as data for its canonical text: each side's kind of launch, each buffer with its
