@@ -50,6 +50,10 @@ class case_instance;  // runner.hpp
 // The device of the program, probed on first use (a missing GPU is an answer, not an error).
 [[nodiscard]] const gpu_info& open_gpu(int device);
 
+// Why devices `ordinals` can no longer be used ("" while they can): after an error, a fault on NVIDIA (a
+// misaligned or illegal access) leaves the context unusable for the rest of the process.
+[[nodiscard]] std::string device_fault(const std::vector<int>& ordinals);
+
 // The copy bandwidth and the timer floor of the current device, measured once per program.
 [[nodiscard]] const device_ceilings& device_ceilings_once();
 

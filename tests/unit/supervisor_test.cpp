@@ -1,11 +1,12 @@
-// supervisor.hpp: how the parent judges a supervised child from its end and its report, and how it marks
-// a results file incomplete. (The processes themselves: tests/support/supervised_probe.cpp, run by the
-// CTest entries kbench.supervisor.*.)
+// supervisor.hpp, child_report.hpp: how the parent judges a supervised child from its end and its report,
+// reads the report, and writes the document of a run one process did not finish. (The processes
+// themselves: tests/support/supervised_probe.cpp, run by the CTest entries kbench.supervisor.*.)
 #include <kbench/program/supervisor.hpp>
 
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "../catch.hpp"
 
@@ -87,42 +88,96 @@ TEST_CASE("a record cut short, or lines after it, do not make a completion", "[s
   CHECK(v.status == 0);
 }
 
-TEST_CASE("an incomplete run's results file says so, and keeps what the child wrote", "[supervisor]") {
+TEST_CASE("a child whose device was lost ended on purpose, and says which case lost it", "[supervisor]") {
+  const std::string report = "tests 3\ncase a/n=1\t{}\nrecord {\"case\": \"a\"}\nlost a/n=1's error left its device unusable: "
+                             "device 0: cudaErrorMisalignedAddress (misaligned address)\n";
+  const supervised_verdict v = judge_child(child_end{false, 1}, report);
+  CHECK(v.status == 1);
+  CHECK_FALSE(v.complete);
+  CHECK_THAT(v.reason, kbench_test::contains("a/n=1's error left its device unusable: device 0: cudaErrorMisalignedAddress"));
+  CHECK(v.reason.find("before kbench finished") == std::string::npos);
+  // Killed after saying so: the signal is the verdict.
+  CHECK_THAT(judge_child(child_end{true, 11}, report).reason, kbench_test::contains("killed by signal 11"));
+}
+
+TEST_CASE("a child's report: its plan, the tests it started, its records and the case it ended during", "[supervisor]") {
+  const std::string text = "tests 3\n"
+                           "case a/n=1\t{\"case\": \"a\", \"verdict\": \"error\"}\n"
+                           "record {\"case\": \"a\", \"verdict\": \"pass\"}\n"
+                           "case a/n=2\t{\"case\": \"a\", \"verdict\": \"error\", \"message\": \"\"}\n"
+                           "near a/n=3\t{\"case\": \"a\", \"verdict\": \"error\", \"message\": \"\"}\n"
+                           "record {not json\n"
+                           "record {\"case\": \"cut";
+  const kbench::detail::child_report r = kbench::detail::read_child_report(text);
+  REQUIRE(r.planned);
+  CHECK(*r.planned == 3);
+  CHECK(r.tests == std::vector<std::string>{"a/n=1", "a/n=2"});  // a neighbour is no test of its own
+  CHECK(r.last_started == "a/n=3");
+  CHECK(r.records.size() == 1);  // neither the broken record nor the one cut short
+  CHECK(r.last_finished);        // a record line came, though broken: that case ended
+  CHECK(kbench::detail::tests_left(r) == 1);
+  CHECK_FALSE(r.decided);
+  // Ended during a neighbour: its record as it started is kept, an error with the reason.
+  const kbench::detail::child_report during = kbench::detail::read_child_report("tests 2\ncase a/n=1\t{\"case\": \"a\", \"verdict\": "
+                                                                                "\"error\", \"message\": \"\"}\n");
+  CHECK_FALSE(during.last_finished);
+  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
+  kbench::detail::add_cases(during, "the program ended with status 0 during a/n=1", cases);
+  REQUIRE(cases.size() == 1);
+  CHECK(cases[0]["verdict"] == "error");
+  CHECK(cases[0]["message"] == "the program ended with status 0 during a/n=1");
+  CHECK(kbench::detail::tests_left(during) == 1);
+  // Said nothing of its plan: nothing is known to be left.
+  CHECK(kbench::detail::tests_left(kbench::detail::read_child_report("case a/n=1\n")) == 0);
+}
+
+TEST_CASE("an incomplete run's document: the run a child sent, the cases every child sent, the reason", "[supervisor]") {
+  kbench::run_record run;
+  run.mode = kbench::run_mode::perf;
+  run.device.name = "a device";
+  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
+  cases.push_back({{"case", "rmsnorm"}});
+  const nlohmann::ordered_json d = kbench::detail::incomplete_document("", kbench::run_mode::perf, kbench::run_document(run), cases,
+                                                                       "the program ended with status 0 during rmsnorm");
+  CHECK(d["complete"] == false);
+  CHECK(d["incomplete_reason"] == "the program ended with status 0 during rmsnorm");
+  CHECK(d["cases"].size() == 1);
+  CHECK(d["mode"] == "perf");
+  CHECK(d["device"]["name"] == "a device");
+}
+
+TEST_CASE("an incomplete run whose children sent no run document: the file one wrote, else one that says why", "[supervisor]") {
   const std::string path = "supervisor_test_results.json";
   kbench::run_record run;
   run.mode = kbench::run_mode::perf;
-  run.cases.emplace_back().case_name = "rmsnorm";
+  run.device.name = "written";
   kbench::write_json(run, path);
-  kbench::detail::mark_incomplete(path, kbench::run_mode::perf, "the program ended with status 0 during rmsnorm");
-  const nlohmann::ordered_json marked = read_json(path);
-  CHECK(marked["complete"] == false);
-  CHECK(marked["incomplete_reason"] == "the program ended with status 0 during rmsnorm");
-  CHECK(marked["cases"].size() == 1);
-  CHECK(marked["mode"] == "perf");
+  const nlohmann::ordered_json from_file = kbench::detail::incomplete_document(path, kbench::run_mode::perf, std::nullopt,
+                                                                               nlohmann::ordered_json::array(), "killed");
+  CHECK(from_file["device"]["name"] == "written");
+  CHECK(from_file["complete"] == false);
   std::remove(path.c_str());
-}
-
-TEST_CASE("an incomplete run without a results file gets one that says why", "[supervisor]") {
-  const std::string path = "supervisor_test_missing.json";
-  std::remove(path.c_str());
-  kbench::detail::mark_incomplete(path, kbench::run_mode::census, "killed");
-  const nlohmann::ordered_json marked = read_json(path);
-  CHECK(marked["schema"] == "kbench-results/1");
-  CHECK(marked["mode"] == "census");
-  CHECK(marked["complete"] == false);
-  CHECK(marked["incomplete_reason"] == "killed");
-  CHECK(marked["cases"].empty());
+  const nlohmann::ordered_json none = kbench::detail::incomplete_document(path, kbench::run_mode::census, std::nullopt,
+                                                                          nlohmann::ordered_json::array(), "killed");
+  CHECK(none["schema"] == "kbench-results/1");
+  CHECK(none["mode"] == "census");
+  CHECK(none["incomplete_reason"] == "killed");
+  CHECK(none["cases"].empty());
   // A file cut short is replaced the same way.
   std::ofstream(path) << "{\"schema\": \"kbench-res";
-  kbench::detail::mark_incomplete(path, kbench::run_mode::census, "cut");
-  CHECK(read_json(path)["incomplete_reason"] == "cut");
+  CHECK(kbench::detail::incomplete_document(path, kbench::run_mode::census, std::nullopt, nlohmann::ordered_json::array(),
+                                            "cut")["device"]["name"] == "");
   std::remove(path.c_str());
 }
 
 TEST_CASE("a program started without a supervisor has a silent channel", "[supervisor]") {
-  const kbench::detail::completion_channel channel;
+  kbench::detail::completion_channel channel;
   CHECK_FALSE(channel.supervised());
-  channel.starting("a/n=1");  // nothing to write to: no effect
+  CHECK_FALSE(channel.ran_before("a/n=1"));
+  channel.planned(1);
+  channel.starting("a/n=1", "{}", false);  // nothing to write to: no effect
+  channel.device_lost("a/n=1's error");
+  channel.starting("a/n=2", "{}", false);  // and no end: there is no parent to go on
   channel.completed(0);
 }
 

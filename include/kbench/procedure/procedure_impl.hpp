@@ -108,6 +108,27 @@ bool gpu_code_optimized() {
 
 const gpu_info& open_gpu(int device) { return gpu(device); }
 
+// A launch's own error (a bad argument) is cleared by reading it; an error that stays after that, when the
+// device is waited for, is the context's.
+std::string device_fault(const std::vector<int>& ordinals) {
+  int current = 0;
+  const bool known = hipGetDevice(&current) == hipSuccess;
+  std::string fault;
+  for (const int d : ordinals) {
+    hipError_t e = hipSetDevice(d);
+    if (e == hipSuccess) {
+      (void)hipGetLastError();
+      e = hipDeviceSynchronize();
+    }
+    if (e != hipSuccess) {
+      fault = fmt::format("device {}: {} ({})", d, hipGetErrorName(e), hipGetErrorString(e));
+      break;
+    }
+  }
+  if (known) (void)hipSetDevice(current);
+  return fault;
+}
+
 const device_ceilings& device_ceilings_once() { return measured_ceilings(); }
 
 case_run::case_run(const case_registration& registration, const kbench::shape& s, const run_options& options)

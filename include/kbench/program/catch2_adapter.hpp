@@ -39,7 +39,7 @@ class correctness_mode : public case_mode {
   correctness_mode(const run_options& options, bool additions_at_any_size)
       : options_(options), any_size_(additions_at_any_size) {}
 
-  void not_run(const case_record& record) override {
+  void not_run(case_record& record) override {
     if (record.verdict == case_verdict::filtered) {
       WARN("filtered: " << record.message);
       return;
@@ -80,6 +80,12 @@ class correctness_mode : public case_mode {
 class nearby_mode : public case_mode {
  public:
   nearby_mode(const kbench::shape& declared, std::uint64_t seed) : declared_(declared), seed_(seed) {}
+
+  // A neighbour that spans more GPUs than there are (a dimension passed to devices()) is not a skip of the
+  // run, which would read as 77: it is left out.
+  void not_run(case_record& record) override {
+    if (record.verdict == case_verdict::skipped) record.verdict = case_verdict::filtered;
+  }
 
   void run(case_run& instance, const gpu_info&, case_record& record) override {
     const seed_result& r = record.checks.emplace_back(instance.check(seed_, false));
@@ -123,10 +129,6 @@ class correctness_test : public Catch::ITestInvoker {
     for (const kbench::shape& near : nearby_run_shapes(reg_, shape_, options_)) {
       nearby_mode nearby(shape_, first_seed);
       run_case(reg_, near, options_, nearby, shape_);
-      // A neighbour that spans more GPUs than there are (a dimension passed to devices()) is not a skip of
-      // the run, which would read as 77: it is left out.
-      case_record& record = journal().cases.back();
-      if (record.verdict == case_verdict::skipped) record.verdict = case_verdict::filtered;
     }
   }
 
@@ -175,7 +177,7 @@ int run_correctness(const char* program, run_options& options) {
               "inputs at the edges of their values; of the misalignments, 8 bytes and the smallest offset only)");
   }
   register_correctness_tests(options);
-  progress().begin(count_tests(options), !options.passthrough.empty());
+  begin_tests(options, !options.passthrough.empty());
   std::vector<char*> argv = argv_for(program, options.passthrough);
   Catch::Session session;
   const int parse_status = session.applyCommandLine(static_cast<int>(argv.size() - 1), argv.data());

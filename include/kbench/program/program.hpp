@@ -107,9 +107,13 @@ inline bool filtered_out(const case_registration& reg, const kbench::shape& s, c
 
 // The shapes a case runs at in this run: its registered ones, or what --shape and --axis ask for, less those
 // its dimension rules rule out (a shape that reproduces one case's failure may be none of another's).
+// A test that an earlier process of this run started (supervisor.hpp: one whose case ended that process)
+// does not run again.
 inline std::vector<kbench::shape> run_shapes(const case_registration& reg, const run_options& options) {
   std::vector<kbench::shape> shapes = shapes_to_run(reg.shapes(), options.shapes);
-  const auto ruled_out = [&](const kbench::shape& s) { return broken_rule(reg.dimension_rules(), s) != nullptr; };
+  const auto ruled_out = [&](const kbench::shape& s) {
+    return broken_rule(reg.dimension_rules(), s) != nullptr || child_channel().ran_before(case_label(reg.name(), s));
+  };
   shapes.erase(std::remove_if(shapes.begin(), shapes.end(), ruled_out), shapes.end());
   return shapes;
 }
@@ -192,12 +196,17 @@ inline progress_line& progress() {
   return line;
 }
 
-// The number of case-and-shape tests this run holds.
-inline std::size_t count_tests(const run_options& options) {
-  std::size_t n = 0;
-  for (const case_registration& reg : registered_cases()) n += run_shapes(reg, options).size();
-  return n;
+// The run's tests begin: the progress line and a supervising parent learn how many there are (the cases
+// at the shapes this run gives them; `filtered`: a framework filter may skip some).
+inline void begin_tests(const run_options& options, bool filtered) {
+  std::size_t tests = 0;
+  for (const case_registration& reg : registered_cases()) tests += run_shapes(reg, options).size();
+  progress().begin(tests, filtered);
+  child_channel().planned(tests);
 }
+
+// A case's record as one line of JSON (program_main.hpp), for the parent (completion_channel.hpp).
+std::string case_json_line(const case_record& record);
 
 // A shape near a declared one (`near`) runs inside the declared shape's test, so the progress line, which
 // counts tests, does not count it.
@@ -211,7 +220,7 @@ inline case_record& new_record(const case_registration& reg, const kbench::shape
     const auto tests = std::count_if(journal().cases.begin(), journal().cases.end(), [](const case_record& c) { return !c.near_shape; });
     progress().starting(static_cast<std::size_t>(tests), case_label(r.case_name, s));
   }
-  child_channel().starting(case_label(r.case_name, s));
+  child_channel().starting(case_label(r.case_name, s), case_json_line(r), near.has_value());
   return r;
 }
 

@@ -16,7 +16,8 @@
 // --markdown and --csv a table of them (table_report.hpp); --baseline <earlier perf JSON> compares with an
 // earlier run (baseline.hpp) and fails (1) when a case got slower beyond --baseline-threshold, or its
 // reference's time moved beyond it (unless --intended-change). correctness, perf and census run supervised
-// (supervisor.hpp): a program that ends before kbench decided its status fails, whatever its exit status.
+// (supervisor.hpp): a program that ends before kbench decided its status fails, whatever its exit status,
+// and the tests after a case that ended the process or left the device unusable run in a new process.
 #pragma once
 
 #include <cstdio>
@@ -48,12 +49,11 @@ inline bool wants_tables(const run_options& options) {
 
 // The tables and the comparison with a baseline of a finished run, from its `document`; true when the
 // baseline comparison finds a regression.
-inline bool write_tables_and_compare(const run_record& run, const nlohmann::ordered_json& document,
-                                     const run_options& options) {
+inline bool write_tables_and_compare(run_mode mode, const nlohmann::ordered_json& document, const run_options& options) {
   if (!wants_tables(options)) return false;
   if (!options.markdown_path.empty()) write_text_file(options.markdown_path, to_markdown(document));
   if (!options.csv_path.empty()) write_text_file(options.csv_path, to_csv(document));
-  if (options.baseline_path.empty() || run.mode != run_mode::perf) return false;
+  if (options.baseline_path.empty() || mode != run_mode::perf) return false;
   baseline_options compare;
   compare.threshold = options.baseline_threshold;
   compare.intended_change = options.intended_change;
@@ -62,6 +62,13 @@ inline bool write_tables_and_compare(const run_record& run, const nlohmann::orde
   return report.regressed();
 }
 
+// One line of JSON, for the supervising parent (an invalid UTF-8 byte in a message is replaced, not thrown).
+inline std::string json_line(const nlohmann::ordered_json& j) {
+  return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+std::string case_json_line(const case_record& record) { return json_line(case_json(record)); }
+
 int finish(const char* program, const run_options& options, int framework_status) {
   const run_record& run = journal();
   // One document, built once, for every writer.
@@ -69,7 +76,7 @@ int finish(const char* program, const run_options& options, int framework_status
   const nlohmann::ordered_json document = written ? results_document(run) : nlohmann::ordered_json();
   if (!options.json_path.empty()) write_json_document(document, run.mode, options.json_path, program);
   progress().end();
-  if (write_tables_and_compare(run, document, options)) {
+  if (write_tables_and_compare(run.mode, document, options)) {
     fmt::print("kbench: a regression against the baseline (above): a case slower beyond {:.3g}%, failing now, or "
                "whose reference moved (--intended-change if the test changed on purpose)\n",
                100 * options.baseline_threshold);
@@ -183,7 +190,7 @@ class census_mode : public case_mode {
 };
 
 inline int run_census(const char* program, const run_options& options) {
-  progress().begin(count_tests(options), false);
+  begin_tests(options, false);
   census_mode mode(options);
   for (const case_registration& reg : registered_cases()) {
     for (const kbench::shape& s : run_shapes(reg, options)) run_case(reg, s, options, mode);
@@ -222,7 +229,11 @@ inline int run_program(int argc, char** argv, bool supervised) {
     const bool runs_cases = options.mode != run_mode::list && options.mode != run_mode::resources;
     if (!supervised && can_supervise && runs_cases) {
       const std::string json_file = options.json_path.empty() ? "" : json_document_path(options.json_path, options.mode, argv[0]);
-      return supervise(argv, json_file, options.mode);
+      // A run that one process could not finish: its tables and baseline comparison come from every
+      // process's records (its exit status already fails).
+      return supervise(argv, json_file, options.mode, [&options](const nlohmann::ordered_json& document) {
+        (void)write_tables_and_compare(options.mode, document, options);
+      });
     }
     run_record& run = journal();
     run.kbench_version = version;
@@ -256,7 +267,8 @@ int run_main(int argc, char** argv) {
   // Before anything runs: a supervised child takes its channel out of the environment.
   const detail::completion_channel& channel = detail::child_channel();
   const int status = detail::run_program(argc, argv, channel.supervised());
-  channel.completed(status);  // after the results files: the parent now knows the run finished
+  // After the results files: the parent now knows the run finished, and has its document but the cases.
+  channel.completed(status, channel.supervised() ? detail::json_line(run_document(detail::journal())) : "");
   return status;
 }
 

@@ -1,13 +1,16 @@
-// kbench/program/supervisor.hpp: a verdict that a case cannot forge. A launch runs the author's code in the
-// program's process, and code that ends the process with status 0 (exit, _exit, quick_exit) would read
-// as passed to CTest, whatever its results. So `<program> correctness|perf|census` runs as two processes:
-// the parent re-executes the program (/proc/self/exe, marked by KBENCH_SUPERVISOR) and never touches the
-// GPU; the child runs every case and, after the last one and the results files, tells the parent the
-// status it decided (completion_channel.hpp). The parent judges: a child that ends without that word, or
-// with another status than the one it decided, fails the run, and the JSON results are marked
-// incomplete ("complete": false, with the reason). Exit hooks alone could not hold: _exit and quick_exit
-// run none. `list` and --help run in one process, as before. Linux only (both GPU platforms); elsewhere
-// the program runs in one process. HIP-free.
+// kbench/program/supervisor.hpp: a verdict that a case cannot forge, and a case that cannot take the rest
+// of the run with it. A launch runs the author's code in the program's process, and code that ends the
+// process with status 0 (exit, _exit, quick_exit) would read as passed to CTest, whatever its results;
+// code that crashes, or faults on the device (on NVIDIA a misaligned access leaves the context unusable),
+// would end every case after it. So `<program> correctness|perf|census` runs as two processes: the parent
+// re-executes the program (/proc/self/exe, marked by KBENCH_SUPERVISOR) and never touches the GPU; the
+// child runs the cases, sends each case's record as it ends, and, after the last one and the results
+// files, tells the parent the status it decided (completion_channel.hpp). The parent judges: a child that
+// ends without that word, or with another status than the one it decided, fails the run, and the JSON
+// results are marked incomplete ("complete": false, with the reason); the tests it had not started run in
+// a new child. Exit hooks alone could not hold: _exit and quick_exit run none. `list` and --help run in
+// one process, as before. Linux only (both GPU platforms); elsewhere the program runs in one process.
+// HIP-free.
 #pragma once
 
 #include <cerrno>
@@ -15,8 +18,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <functional>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -25,6 +30,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -33,7 +39,7 @@ extern char** environ;
 #endif
 
 #include "../results/json_report.hpp"
-#include "../version.hpp"
+#include "child_report.hpp"
 #include "completion_channel.hpp"
 
 namespace kbench::detail {
@@ -53,38 +59,27 @@ struct supervised_verdict {
   std::string reason;
 };
 
-// The child's report and its end (completion_channel.hpp's lines): the status it decided, when it got that
-// far, is the verdict; a program that ended without deciding, or with another status than it decided,
-// fails (never 0, nor 77, which CTest reads as a skip).
-[[nodiscard]] inline supervised_verdict judge_child(const child_end& end, const std::string& report) {
-  std::string last_case;
-  bool decided = false;
-  int decided_status = 0;
-  for (std::size_t begin = 0; begin < report.size() && !decided;) {
-    const std::size_t newline = report.find('\n', begin);
-    if (newline == std::string::npos) break;  // a line cut short is no word
-    const std::string line = report.substr(begin, newline - begin);
-    if (line.rfind("case ", 0) == 0) last_case = line.substr(5);
-    if (line.rfind("done ", 0) == 0) {
-      decided = true;
-      decided_status = std::atoi(line.c_str() + 5);
-    }
-    begin = newline + 1;
-  }
-  const std::string where = last_case.empty() ? "before its first case" : "during " + last_case;
+// The child's report and its end: the status it decided, when it got that far, is the verdict; a program
+// that ended without deciding, or with another status than it decided, fails (never 0, nor 77, which CTest
+// reads as a skip). One whose device was lost ended on purpose, as its next case started.
+[[nodiscard]] inline supervised_verdict judge_child(const child_end& end, const child_report& report) {
+  const std::string where = report.last_started.empty() ? "before its first case" : "during " + report.last_started;
   const std::string how = end.signaled ? fmt::format("was killed by signal {}", end.code) : fmt::format("ended with status {}", end.code);
   supervised_verdict v;
-  if (decided && !end.signaled && end.code == decided_status) {
-    v.status = decided_status;
+  if (report.decided && !end.signaled && end.code == *report.decided) {
+    v.status = *report.decided;
     return v;
   }
   v.complete = false;
   v.signal = end.signaled ? end.code : 0;
-  if (decided) {
+  if (report.decided) {
     v.status = 1;
     v.reason = fmt::format("the program {} after kbench had decided status {} (an exit handler or a destructor "
                            "changed it), so the run fails",
-                           how, decided_status);
+                           how, *report.decided);
+  } else if (!report.lost.empty() && !end.signaled) {
+    v.status = 1;
+    v.reason = fmt::format("{}; that process ended there, so the run fails", report.lost);
   } else {
     v.status = end.signaled || end.code == 0 || end.code == 77 ? 1 : end.code;
     v.reason = fmt::format("the program {} {}, before kbench finished: the launch, the reference or other code of "
@@ -94,22 +89,8 @@ struct supervised_verdict {
   return v;
 }
 
-// Marks the results file at `path` incomplete, with the reason; when the child wrote none (or not a kbench
-// document), a document with no cases takes its place, so that a pipeline reading it finds the reason.
-inline void mark_incomplete(const std::string& path, run_mode mode, const std::string& reason) {
-  nlohmann::ordered_json document;
-  if (std::ifstream file(path); file) {
-    document = nlohmann::ordered_json::parse(file, nullptr, false);  // a file cut short: discarded
-  }
-  if (!document.is_object() || !document.contains("schema") || document["schema"] != "kbench-results/1") {
-    run_record run;
-    run.mode = mode;
-    run.kbench_version = version;
-    document = results_document(run);
-  }
-  document["complete"] = false;
-  document["incomplete_reason"] = reason;
-  write_json_document(document, mode, path, "kbench");
+[[nodiscard]] inline supervised_verdict judge_child(const child_end& end, const std::string& report) {
+  return judge_child(end, read_child_report(report));
 }
 
 #if defined(__linux__)
@@ -144,16 +125,33 @@ inline child_end wait_for_child(pid_t child, int report_fd, std::string& report)
 }
 
 // Starts this program again as its own supervised child (same arguments, same environment but for
-// KBENCH_SUPERVISOR), and returns its end and its report.
-inline child_end run_child(char** argv, std::string& report) {
+// KBENCH_SUPERVISOR, which also names a file of the tests an earlier child started, when there are any),
+// and returns its end and its report.
+inline child_end run_child(char** argv, const std::vector<std::string>& started, std::string& report) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw error(fmt::format("kbench cannot supervise the run: pipe: {}", std::strerror(errno)));
   ::fcntl(fds[1], F_SETFD, 0);  // the child's end stays open across its exec
-  ::setenv(supervisor_variable, fmt::format("{}:{}", fds[1], ::getpid()).c_str(), 1);
+  std::string variable = fmt::format("{}:{}", fds[1], ::getpid());
+  int started_fd = -1;
+  if (!started.empty()) {
+    started_fd = ::memfd_create("kbench-tests-started", 0);  // open across the exec; the child closes it
+    if (started_fd < 0) throw error(fmt::format("kbench cannot supervise the run: memfd_create: {}", std::strerror(errno)));
+    std::string lines;
+    for (const std::string& label : started) lines += label + "\n";
+    for (std::size_t written = 0; written < lines.size();) {
+      const ssize_t n = ::write(started_fd, lines.data() + written, lines.size() - written);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw error(fmt::format("kbench cannot supervise the run: writing the tests run: {}", std::strerror(errno)));
+      written += static_cast<std::size_t>(n);
+    }
+    variable += fmt::format(":{}", started_fd);
+  }
+  ::setenv(supervisor_variable, variable.c_str(), 1);
   pid_t child = 0;
   const int spawned = ::posix_spawn(&child, "/proc/self/exe", nullptr, nullptr, argv, environ);
   ::unsetenv(supervisor_variable);
   ::close(fds[1]);
+  if (started_fd >= 0) ::close(started_fd);
   if (spawned != 0) {
     ::close(fds[0]);
     throw error(fmt::format("kbench cannot supervise the run: starting /proc/self/exe: {}", std::strerror(spawned)));
@@ -163,37 +161,74 @@ inline child_end run_child(char** argv, std::string& report) {
   return end;
 }
 
-// The parent's part: runs the child, judges its end, marks its results file (`json_file`, resolved;
-// empty: none) incomplete when it is, and ends as the verdict says. A results file from an earlier run
-// is removed first, so that one left over never reads as this run's.
-inline int supervise(char** argv, const std::string& json_file, run_mode mode) {
+// What the processes of one run found, as each ended.
+struct supervised_run {
+  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
+  std::optional<nlohmann::ordered_json> run;  // the last run document a process sent
+  std::optional<supervised_verdict> first_early_end;
+  std::string reasons;
+};
+
+// Ends the parent as `v` says: with its status, or by the child's signal, raised again so that CTest and a
+// shell see the same death.
+inline int end_as(const supervised_verdict& v) {
+  if (v.signal != 0) {
+    const rlimit no_core{0, 0};  // the child left its core dump already
+    ::setrlimit(RLIMIT_CORE, &no_core);
+    std::signal(v.signal, SIG_DFL);
+    std::raise(v.signal);
+    return 128 + v.signal;  // a signal that does not end a process
+  }
+  return v.status;
+}
+
+// The parent's part: runs the child and judges its end. A child that ended early during a test, with tests
+// left, is followed by a new one that runs those (each process leaves out the tests the ones before it
+// started), so that a case that crashes or loses the device fails alone. When every process finished, the
+// last one's verdict and results stand; otherwise the run fails, and the parent writes the results file
+// (`json_file`, resolved; empty: none) from every process's records, marked incomplete with the reasons,
+// and hands that document to `write_others` (the tables, the comparison with a baseline). A results file
+// from an earlier run is removed first, so that one left over never reads as this run's.
+inline int supervise(char** argv, const std::string& json_file, run_mode mode,
+                     const std::function<void(const nlohmann::ordered_json&)>& write_others = {}) {
   struct stat existing {};
   if (!json_file.empty() && ::stat(json_file.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) {
     std::remove(json_file.c_str());  // a plain file only: never /dev/stdout or a pipe
   }
-  std::string report;
-  const child_end end = run_child(argv, report);
-  const supervised_verdict verdict = judge_child(end, report);
-  if (!verdict.complete) {
+  supervised_run run;
+  std::vector<std::string> started;
+  for (;;) {
+    std::string text;
+    const child_end end = run_child(argv, started, text);
+    const child_report report = read_child_report(text);
+    const supervised_verdict verdict = judge_child(end, report);
+    add_cases(report, verdict.reason, run.cases);
+    if (report.run) run.run = report.run;
+    if (verdict.complete && !run.first_early_end) return verdict.status;
+    if (verdict.complete) break;
     std::fprintf(stderr, "kbench: %s\n", verdict.reason.c_str());
-    if (!json_file.empty()) {
-      mark_incomplete(json_file, mode, verdict.reason);
-      std::fprintf(stderr, "kbench: %s is marked incomplete\n", json_file.c_str());
-    }
+    if (!run.first_early_end) run.first_early_end = verdict;
+    run.reasons += (run.reasons.empty() ? "" : "; ") + verdict.reason;
+    const std::size_t left = tests_left(report);
+    if (report.tests.empty() || left == 0) break;
+    started.insert(started.end(), report.tests.begin(), report.tests.end());
+    std::fprintf(stderr, "kbench: the run goes on in a new process with the %zu test%s after %s\n", left,
+                 left == 1 ? "" : "s", report.tests.back().c_str());
   }
-  if (verdict.signal != 0) {
-    const rlimit no_core{0, 0};  // the child left its core dump already
-    ::setrlimit(RLIMIT_CORE, &no_core);
-    std::signal(verdict.signal, SIG_DFL);
-    std::raise(verdict.signal);
-    return 128 + verdict.signal;  // a signal that does not end a process
+  const nlohmann::ordered_json document = incomplete_document(json_file, mode, run.run, run.cases, run.reasons);
+  if (!json_file.empty()) {
+    write_json_document(document, mode, json_file, "kbench");
+    std::fprintf(stderr, "kbench: %s is marked incomplete\n", json_file.c_str());
   }
-  return verdict.status;
+  if (write_others) write_others(document);
+  return end_as(*run.first_early_end);
 }
 
 inline constexpr bool can_supervise = true;
 #else
-inline int supervise(char**, const std::string&, run_mode) { return 1; }
+inline int supervise(char**, const std::string&, run_mode, const std::function<void(const nlohmann::ordered_json&)>& = {}) {
+  return 1;
+}
 inline constexpr bool can_supervise = false;
 #endif
 

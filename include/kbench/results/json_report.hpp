@@ -239,42 +239,45 @@ inline json to_json(const case_census& c) {
           {"findings", to_json(c.findings, finding_source::census)}};
 }
 
+// One case's record as the document's "cases" hold it (a supervised child also sends each to its parent
+// as it finishes: program/completion_channel.hpp).
+inline nlohmann::ordered_json case_json(const case_record& c) {
+  auto shape_json = [](const kbench::shape& s) {
+    json dims = json::object();
+    for (const auto& d : s.dims()) dims[d.first] = d.second;
+    return dims;
+  };
+  json checks = json::array();
+  for (const seed_result& s : c.checks) checks.push_back(to_json(s));
+  json record = {{"case", c.case_name},
+                 {"shape", shape_json(c.shape)},
+                 {"near_shape", c.near_shape ? shape_json(*c.near_shape) : json(nullptr)},
+                 {"verdict", std::string(to_string(c.verdict))},
+                 {"message", c.message},
+                 {"checks", checks},
+                 {"wall_seconds", number(c.wall_seconds)},
+                 {"devices", c.devices},
+                 {"devices_shared", c.devices_shared},
+                 {"peer_access", c.peer_access},
+                 {"timing", c.timing ? to_json(*c.timing, c.stage_seconds) : json(nullptr)},
+                 {"census", c.census ? to_json(*c.census) : json(nullptr)},
+                 {"declaration", declaration_json(c)},
+                 {"kernels_digest", kernels_digest_json(c)}};
+  if (!c.shape.parameters().empty()) {  // only where the case has some: older documents and readers hold
+    json params = json::object();
+    for (const auto& p : c.shape.parameters()) params[p.first] = p.second;
+    record["parameters"] = params;
+  }
+  return record;
+}
+
 }  // namespace detail
 
-// The run as one "kbench-results/1" document: built once per program and handed to every writer (the JSON
-// file, the Markdown and CSV tables, the comparison with a baseline).
-[[nodiscard]] inline nlohmann::ordered_json results_document(const run_record& run) {
+// The run's document without its cases ("cases" empty): what a supervised child sends its parent at its
+// end, having sent each case as it finished (program/completion_channel.hpp).
+[[nodiscard]] inline nlohmann::ordered_json run_document(const run_record& run) {
   using detail::json;
   using detail::number;
-  json cases = json::array();
-  for (const case_record& c : run.cases) {
-    auto shape_json = [](const kbench::shape& s) {
-      json dims = json::object();
-      for (const auto& d : s.dims()) dims[d.first] = d.second;
-      return dims;
-    };
-    json checks = json::array();
-    for (const seed_result& s : c.checks) checks.push_back(detail::to_json(s));
-    cases.push_back({{"case", c.case_name},
-                     {"shape", shape_json(c.shape)},
-                     {"near_shape", c.near_shape ? shape_json(*c.near_shape) : json(nullptr)},
-                     {"verdict", std::string(to_string(c.verdict))},
-                     {"message", c.message},
-                     {"checks", checks},
-                     {"wall_seconds", number(c.wall_seconds)},
-                     {"devices", c.devices},
-                     {"devices_shared", c.devices_shared},
-                     {"peer_access", c.peer_access},
-                     {"timing", c.timing ? detail::to_json(*c.timing, c.stage_seconds) : json(nullptr)},
-                     {"census", c.census ? detail::to_json(*c.census) : json(nullptr)},
-                     {"declaration", detail::declaration_json(c)},
-                     {"kernels_digest", detail::kernels_digest_json(c)}});
-    if (!c.shape.parameters().empty()) {  // only where the case has some: older documents and readers hold
-      json params = json::object();
-      for (const auto& p : c.shape.parameters()) params[p.first] = p.second;
-      cases.back()["parameters"] = params;
-    }
-  }
   const gpu_info& g = run.device;
   json copy = nullptr;
   if (run.copy) {
@@ -313,7 +316,15 @@ inline json to_json(const case_census& c) {
       {"compute_peaks", peaks},
       {"clock_setting", run.clock_setting ? detail::clock_setting_json(*run.clock_setting) : json(nullptr)},
       {"ceilings_seconds", number(run.ceilings_seconds)},
-      {"cases", cases}};
+      {"cases", json::array()}};
+}
+
+// The run as one "kbench-results/1" document: built once per program and handed to every writer (the JSON
+// file, the Markdown and CSV tables, the comparison with a baseline).
+[[nodiscard]] inline nlohmann::ordered_json results_document(const run_record& run) {
+  nlohmann::ordered_json document = run_document(run);
+  for (const case_record& c : run.cases) document["cases"].push_back(detail::case_json(c));
+  return document;
 }
 
 // The document's text, as the JSON file holds it.
