@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <benchmark/benchmark.h>
+#include <regex.h>
 #include <fmt/format.h>
 
 #include "case_lifecycle.hpp"
@@ -125,6 +126,29 @@ class perf_mode : public case_mode {
   const run_options& options_;
 };
 
+// The benchmarks --benchmark_filter leaves, matched as Google Benchmark matches them (1.7,
+// FindBenchmarks: "all" or nothing is every one; a leading '-' inverts; an extended regular expression
+// searched in each run's name, which ends in the settings below). POSIX's regex: <regex> would cost this
+// translation unit seconds of compiling.
+inline std::size_t filtered_benchmarks(const run_options& options) {
+  std::string spec = benchmark::GetBenchmarkFilter();
+  if (spec.empty() || spec == "all") spec = ".";
+  const bool inverted = spec.front() == '-';
+  regex_t filter;
+  if (::regcomp(&filter, inverted ? spec.c_str() + 1 : spec.c_str(), REG_EXTENDED | REG_NOSUB) != 0) {
+    throw usage_error("--benchmark_filter " + spec + ": not a regular expression");
+  }
+  std::size_t n = 0;
+  for (const case_registration& reg : registered_cases()) {
+    for (const kbench::shape& s : run_shapes(reg, options)) {
+      const std::string name = case_label(reg.name(), s) + "/iterations:1/manual_time";
+      n += (::regexec(&filter, name.c_str(), 0, nullptr, 0) == 0) != inverted;
+    }
+  }
+  ::regfree(&filter);
+  return n;
+}
+
 // Google Benchmark's own table and context, left out unless asked for (--benchmark_format): its CPU column
 // is the host thread that waited for the whole procedure, its time the one figure kbench's report below
 // gives with its spread, and its context warns about how the library package was built. Its counters
@@ -153,7 +177,7 @@ int run_perf(const char* program, run_options& options) {
           ->Unit(benchmark::kMicrosecond);
     }
   }
-  begin_tests(options, argc > 1);
+  begin_tests(filtered_benchmarks(options));
   const bool framework_table = std::any_of(options.passthrough.begin(), options.passthrough.end(), [](const std::string& a) {
     return a.rfind("--benchmark_format", 0) == 0;
   });

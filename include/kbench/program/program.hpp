@@ -159,12 +159,11 @@ inline bool additions_at_any_size(const case_registration& reg, const kbench::sh
 // KBENCH_PROGRESS=0.
 class progress_line {
  public:
-  // `total`: the cases and shapes the run may reach; `filtered`: a framework filter may skip some.
-  void begin(std::size_t total, bool filtered) {
+  // `total`: the cases and shapes the run reaches.
+  void begin(std::size_t total) {
     const char* setting = std::getenv("KBENCH_PROGRESS");
     shown_ = isatty(fileno(stderr)) && !(setting && std::string(setting) == "0");
     total_ = total;
-    filtered_ = filtered;
     start_ = std::chrono::steady_clock::now();
   }
   void end() const {
@@ -177,16 +176,14 @@ class progress_line {
     if (!shown_) return;
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     std::string estimate;
-    if (index > 1 && !filtered_) {
+    if (index > 1) {
       estimate = fmt::format(", about {:.0f} s left", elapsed / static_cast<double>(index - 1) * static_cast<double>(total_ - index + 1));
     }
-    fmt::print(stderr, "kbench [{} of {}{}, {:.0f} s{}] {}\n", index, filtered_ ? "up to " : "", total_, elapsed, estimate,
-               label);
+    fmt::print(stderr, "kbench [{} of {}, {:.0f} s{}] {}\n", index, total_, elapsed, estimate, label);
   }
 
  private:
   bool shown_ = false;
-  bool filtered_ = false;
   std::size_t total_ = 0;
   std::chrono::steady_clock::time_point start_;
 };
@@ -196,12 +193,17 @@ inline progress_line& progress() {
   return line;
 }
 
-// The run's tests begin: the progress line and a supervising parent learn how many there are (the cases
-// at the shapes this run gives them; `filtered`: a framework filter may skip some).
-inline void begin_tests(const run_options& options, bool filtered) {
-  std::size_t tests = 0;
-  for (const case_registration& reg : registered_cases()) tests += run_shapes(reg, options).size();
-  progress().begin(tests, filtered);
+// The case-and-shape tests this run holds, before a framework's filter.
+inline std::size_t count_tests(const run_options& options) {
+  std::size_t n = 0;
+  for (const case_registration& reg : registered_cases()) n += run_shapes(reg, options).size();
+  return n;
+}
+
+// The run's tests begin: the progress line and a supervising parent learn how many run (as the
+// framework's filter leaves them).
+inline void begin_tests(std::size_t tests) {
+  progress().begin(tests);
   child_channel().planned(tests);
 }
 

@@ -190,7 +190,7 @@ class census_mode : public case_mode {
 };
 
 inline int run_census(const char* program, const run_options& options) {
-  begin_tests(options, false);
+  begin_tests(count_tests(options));
   census_mode mode(options);
   for (const case_registration& reg : registered_cases()) {
     for (const kbench::shape& s : run_shapes(reg, options)) run_case(reg, s, options, mode);
