@@ -5,12 +5,12 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "callable.hpp"
 #include "declaration.hpp"
 #include "distribution.hpp"
 #include "dtype.hpp"
@@ -47,7 +47,7 @@ struct buffer_slot {
   int device_index = 0;                  // the logical device it lives on (multi-device cases)
   distribution init;                     // inputs
   std::optional<kbench::tolerance> tol;  // outputs: their own, else the case's
-  std::function<std::size_t()> bytes_query;  // scratch sized when the case is opened on its GPU
+  detail::callable<std::size_t()> bytes_query;  // scratch sized when the case is opened on its GPU
   void* device = nullptr;                // bound while kbench runs a launch
   double* host = nullptr;                // bound while kbench runs a host reference
   bool absent = false;                   // not used at this shape (input_if, output_if): never bound, null

@@ -8,16 +8,15 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <initializer_list>
 #include <limits>
-#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "buffer_handle.hpp"
+#include "callable.hpp"
 #include "declaration.hpp"
 #include "distribution.hpp"
 #include "dtype.hpp"
@@ -29,10 +28,10 @@
 
 namespace kbench {
 
-using launch_function = std::function<void(hipStream_t)>;
+using launch_function = detail::callable<void(hipStream_t)>;
 // The launch of a case that spans several devices (kernel_case::devices): one stream per device.
-using device_launch_function = std::function<void(const device_streams&)>;
-using host_function = std::function<void()>;
+using device_launch_function = detail::callable<void(const device_streams&)>;
+using host_function = detail::callable<void()>;
 
 class kernel_case;
 
@@ -54,7 +53,7 @@ struct declared_case {
   work_model work;                                  // bytes_moved(), flops(), tokens(), link_bytes()
   perf_expectations expectations;                   // require_speedup(), require_bandwidth(), allow_speedup_up_to()
   census_expectations census;                       // expect_kernels(), expect_registers_at_most(), ...
-  std::deque<resource_bound> resource_bounds;       // expect_resources(): a deque, whose elements stay put
+  std::vector<std::unique_ptr<resource_bound>> resource_bounds;  // expect_resources(): each stays put
   bool deterministic = false;
   host_function oracle;
   double oracle_ratio = 2.0;

@@ -6,12 +6,12 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <type_traits>
 #include <utility>
 
+#include "callable.hpp"
 #include "error.hpp"
 
 namespace kbench {
@@ -19,7 +19,7 @@ namespace kbench {
 struct distribution {
   enum class kind : unsigned char { uniform, normal, arange, constant, choice, from_index };
   // from_index: element i's value, given i and the input's seed.
-  using index_function = std::function<double(std::size_t index, std::uint64_t seed)>;
+  using index_function = detail::callable<double(std::size_t index, std::uint64_t seed)>;
   kind shape = kind::uniform;
   double a = -1.0;  // uniform: low;  normal: mean;   arange: start; constant: the value; choice: the value
   double b = 1.0;   // uniform: high; normal: stddev; arange: step;                      choice: the other

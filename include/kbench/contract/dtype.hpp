@@ -5,7 +5,6 @@
 // platform's __half and bfloat16 types onto dtype::f16 and dtype::bf16.
 #pragma once
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -230,10 +229,10 @@ namespace detail {
   if (a == 0.0) return sign;
   int e2 = 0;
   std::frexp(a, &e2);
-  const int e = std::max(e2 - 1, -6);                        // a in [2^e, 2^(e+1)), subnormals share 2^-6
+  const int e = e2 - 1 > -6 ? e2 - 1 : -6;                   // a in [2^e, 2^(e+1)), subnormals share 2^-6
   const double q = std::nearbyint(std::ldexp(a, 3 - e));     // quanta of 2^(e-3)
   const int field = q < 8.0 ? static_cast<int>(q) : ((e + 7) << 3) + static_cast<int>(q) - 8;
-  return sign | static_cast<std::uint8_t>(std::min(field, 0x7E));
+  return sign | static_cast<std::uint8_t>(field < 0x7E ? field : 0x7E);
 }
 
 [[nodiscard]] inline double fp8_e4m3_to_double(std::uint8_t bits) noexcept { return fp8_e4m3_to_float(bits); }

@@ -18,11 +18,9 @@
 // different, freshly poisoned buffers), so capture the handles, not pointers taken from them.
 #pragma once
 
-#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <initializer_list>
 #include <limits>
 #include <memory>

@@ -202,7 +202,7 @@ resource_bound& kernel_case::expect_resources(std::string kernels, std::string t
   resource_bound b;
   b.kernels = std::move(kernels);
   b.target = std::move(target);
-  return declared_.resource_bounds.emplace_back(std::move(b));
+  return *declared_.resource_bounds.emplace_back(std::make_unique<resource_bound>(std::move(b)));
 }
 
 double kernel_case::checked_work(double value, const char* what) const {

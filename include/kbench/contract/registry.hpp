@@ -12,7 +12,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -95,12 +94,6 @@ class case_registration {
   std::vector<std::pair<std::string, dimension_rule>> rules_;
   bool nearby_shapes_ = true;
 };
-
-// Every case registered in this program, in registration order (a deque keeps references stable).
-inline std::deque<case_registration>& registered_cases() {
-  static std::deque<case_registration> cases;
-  return cases;
-}
 
 // Defined once per program (registry_impl.hpp), as are the verbs above that check their arguments: a test
 // file compiles calls, not their bodies.

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "registered_cases.hpp"
 #include "registry.hpp"
 
 namespace kbench {

@@ -29,8 +29,9 @@ std::vector<declared_buffer> declare_on_host(const case_registration& registrati
 std::vector<resource_bound> declared_resource_bounds(const case_registration& registration, const kbench::shape& s) {
   kernel_case c(registration.name(), s);
   registration.function()(c);
-  const std::deque<resource_bound>& bounds = declared(c).resource_bounds;
-  return {bounds.begin(), bounds.end()};
+  std::vector<resource_bound> bounds;
+  for (const auto& b : declared(c).resource_bounds) bounds.push_back(*b);
+  return bounds;
 }
 
 int declared_device_count(const case_registration& registration, const kbench::shape& s) {
@@ -70,7 +71,7 @@ inline declaration_facts facts_of(const declared_case& d, const case_registratio
   f.work = d.work;
   f.expectations = d.expectations;
   f.census = d.census;
-  f.resource_bounds.assign(d.resource_bounds.begin(), d.resource_bounds.end());
+  for (const auto& b : d.resource_bounds) f.resource_bounds.push_back(*b);
   f.deterministic = d.deterministic;
   f.oracle = bool(d.oracle);
   f.oracle_ratio = d.oracle_ratio;

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "../contract/registered_cases.hpp"
 #include "../contract/registry.hpp"
 #include "../decisions/nearby_shapes.hpp"
 #include "../decisions/sweep.hpp"
