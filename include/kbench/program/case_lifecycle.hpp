@@ -36,6 +36,7 @@ class record_sender {
  public:
   explicit record_sender(const case_record& record) : record_(record) {}
   ~record_sender() {
+    if (!child_channel().supervised()) return;
     try {
       child_channel().finished(case_json_line(record_));
     } catch (const std::exception& e) {

@@ -223,7 +223,7 @@ inline case_record& new_record(const case_registration& reg, const kbench::shape
     const auto tests = std::count_if(journal().cases.begin(), journal().cases.end(), [](const case_record& c) { return !c.near_shape; });
     progress().starting(static_cast<std::size_t>(tests), case_label(r.case_name, s));
   }
-  child_channel().starting(case_label(r.case_name, s), case_json_line(r), near.has_value());
+  if (child_channel().supervised()) child_channel().starting(case_label(r.case_name, s), case_json_line(r), near.has_value());
   return r;
 }
 
