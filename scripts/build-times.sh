@@ -31,7 +31,9 @@ seconds() { local t0; t0=$(date +%s.%N); "$@" > "$work/last.log" 2>&1 || { cat "
 median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
 # The median of three compiles of one object in build folder <dir> (removed before each, so rebuilt alone).
 object_seconds() { local runs=() i; for i in 1 2 3; do rm -f "$1/$2"; runs+=("$(seconds ninja -C "$1" "$2")"); done; median3 "${runs[@]}"; }
-object_of() { ninja -C "$1" -t targets all | sed -n "s|^\([^:]*$2\.o\): .*|\1|p" | head -1; }
+# The object of source file <name> in build folder <dir>: that file's, not one whose name ends in it
+# (add_rmsnorm_test.hip is not rmsnorm_test.hip).
+object_of() { ninja -C "$1" -t targets all | sed -n "s|^\([^:]*/$2\.o\): .*|\1|p" | head -1; }
 # report <what> <seconds> [yardstick seconds] [budget seconds]
 report() {
   local ratio="" budget=""
