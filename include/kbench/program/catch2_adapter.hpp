@@ -18,7 +18,9 @@
 #endif
 #endif
 #if KBENCH_CATCH2_MAJOR >= 3
+#include <catch2/catch_config.hpp>
 #include <catch2/catch_session.hpp>
+#include <catch2/catch_test_case_info.hpp>
 #include <catch2/catch_test_macros.hpp>
 #include <catch2/interfaces/catch_interfaces_testcase.hpp>
 #include <catch2/internal/catch_test_case_registry_impl.hpp>
