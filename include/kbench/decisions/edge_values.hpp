@@ -32,6 +32,7 @@
 #include "../contract/buffer_handle.hpp"
 #include "../contract/dtype.hpp"
 #include "../contract/tolerance.hpp"
+#include "../detail/host_device.hpp"
 
 namespace kbench {
 
@@ -41,8 +42,14 @@ struct value_edge {
   double scale = 1.0;     // a power of two: every value times it
   double grid = 0.0;      // > 0: every value rounded to the nearest multiple of it
   bool specials = false;  // one element in 16 a special value (special_values())
-  [[nodiscard]] bool none() const { return scale == 1.0 && grid == 0.0 && !specials; }
+  [[nodiscard]] KBENCH_HOST_DEVICE bool none() const { return scale == 1.0 && grid == 0.0 && !specials; }
 };
+
+namespace detail {
+[[nodiscard]] inline double smallest_normal(dtype t) {
+  return std::ldexp(1.0, 2 - (1 << (info(t).exponent_bits - 1)));
+}
+}  // namespace detail
 
 // The four special values of a floating-point type, as doubles that it holds exactly: +0, -0, its smallest
 // subnormal and minus its largest subnormal.
@@ -50,9 +57,8 @@ struct special_set {
   double values[4];
 };
 [[nodiscard]] inline special_set special_values(dtype t) {
-  const dtype_info i = info(t);
-  const double smallest_normal = std::ldexp(1.0, 2 - (1 << (i.exponent_bits - 1)));
-  const double smallest_subnormal = std::ldexp(smallest_normal, -i.mantissa_bits);
+  const double smallest_normal = detail::smallest_normal(t);
+  const double smallest_subnormal = std::ldexp(smallest_normal, -info(t).mantissa_bits);
   return {{0.0, -0.0, smallest_subnormal, -(smallest_normal - smallest_subnormal)}};
 }
 
@@ -82,10 +88,6 @@ namespace detail {
 [[nodiscard]] inline double declared_magnitude(const distribution& d) {
   if (d.shape == distribution::kind::normal) return std::fabs(d.a) + 3.0 * d.b;
   return std::max(std::fabs(d.a), std::fabs(d.b));
-}
-
-[[nodiscard]] inline double smallest_normal(dtype t) {
-  return std::ldexp(1.0, 2 - (1 << (info(t).exponent_bits - 1)));
 }
 
 }  // namespace detail

@@ -100,7 +100,7 @@ __global__ void fill_kernel(T* out, std::size_t n, fill_parameters p) {
         }
       }
       if constexpr (!std::is_integral_v<T>) {
-        if (p.edge.scale != 1.0 || p.edge.grid > 0.0 || p.edge.specials) {
+        if (!p.edge.none()) {
           for (int k = 0; k < 4; ++k) v[k] = at_edge(v[k], chunk * 4 + k, p);
         }
       }
