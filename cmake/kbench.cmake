@@ -226,7 +226,7 @@ endfunction()
 # The runner and main() of kbench programs: compiled once per project, in parts that build in parallel.
 #   kbench_procedure  the procedure (memory, correctness and timing runs), GPU code in four translation
 #                     units: the procedure itself, and its device work for every element type (the
-#                     comparison of floating-point types, of integers; drawing inputs and the teeth probe's
+#                     comparison of floating-point types, of integers; drawing inputs and the tolerance probe's
 #                     perturbation: procedure/device_work.hpp)
 #   kbench_main       main(), the Catch2 and Google Benchmark adapters, the reports, the options and the
 #                     JSON file: plain C++ through the host compiler, one translation unit each

@@ -14,32 +14,29 @@
 #include "contract/shape.hpp"
 #include "decisions/nearby_shapes.hpp"
 #include "decisions/run_options.hpp"
+#include "results/kernel_resources.hpp"
 #include "results/results.hpp"
 
 namespace kbench {
 namespace detail {
 
-class case_instance;  // runner.hpp
+class case_on_devices;  // runner.hpp
 
-// A case's declaration at a shape, instantiated on the host (no device memory, no GPU needed) and
-// validated: a broken declaration throws usage_error, and so does, with `every_dimension_used`, a shape
-// dimension the case never asks for.
-[[nodiscard]] std::vector<declared_buffer> declare_on_host(const case_registration& registration, const kbench::shape& s,
-                                                           bool every_dimension_used = false);
+// A case's declaration at one shape as the host-side parts of a program ask about it, as plain data: read
+// once per case and shape (the case function instantiated on the host: no device memory, no GPU needed),
+// then only looked up (program.hpp keeps them for the run).
+struct host_declaration {
+  std::vector<declared_buffer> buffers;
+  std::vector<resource_bound> resource_bounds;  // kernel_case::expect_resources
+  int device_count = 1;                         // the devices the case spans (kernel_case::devices)
+  declared_shape_facts facts;                   // what choosing the shapes around it needs (nearby_shapes.hpp)
+  std::vector<std::string> lines;               // canonical lines (contract/declaration_digest.hpp)
+  std::vector<std::string> unasked_dimensions;  // dimensions of the shape the case never asks for
+  [[nodiscard]] double elements() const { return facts.elements; }
+};
 
-// The resource bounds the case declares at a shape (kernel_case::expect_resources), read on the host.
-[[nodiscard]] std::vector<resource_bound> declared_resource_bounds(const case_registration& registration,
-                                                                   const kbench::shape& s);
-
-// The number of devices the case spans at a shape (kernel_case::devices; 1 when it never says).
-[[nodiscard]] int declared_device_count(const case_registration& registration, const kbench::shape& s);
-
-// What choosing the shapes around a declared one needs (decisions/nearby_shapes.hpp): the elements of the
-// case's buffers at `s` and the dimensions it reads as flags there, read on the host.
-[[nodiscard]] declared_shape_facts declared_facts(const case_registration& registration, const kbench::shape& s);
-
-// The case's declaration at a shape as canonical lines (contract/declaration_digest.hpp), read on the host.
-[[nodiscard]] std::vector<std::string> declaration_lines(const case_registration& registration, const kbench::shape& s);
+// The declaration of a registered case at shape `s`, validated: a broken one throws usage_error.
+[[nodiscard]] host_declaration declare_on_host(const case_registration& registration, const kbench::shape& s);
 
 // The compiler of the program's GPU code, in words ("nvcc 13.0.48, host gcc 12.2.0").
 [[nodiscard]] std::string gpu_compiler();
@@ -58,23 +55,25 @@ class case_instance;  // runner.hpp
 [[nodiscard]] const device_ceilings& device_ceilings_once();
 
 // A case at a shape with its device memory, for the length of one test.
-class case_run {
+class opened_case {
  public:
   // On the GPUs `options` give; throws skipped_case (case_devices.hpp) when the case spans more devices
   // than there are.
-  case_run(const case_registration& registration, const kbench::shape& s, const run_options& options);
-  ~case_run();
-  case_run(const case_run&) = delete;
-  case_run& operator=(const case_run&) = delete;
+  opened_case(const case_registration& registration, const kbench::shape& s, const run_options& options);
+  ~opened_case();
+  opened_case(const opened_case&) = delete;
+  opened_case& operator=(const opened_case&) = delete;
 
-  // One correctness run; `probe_teeth` also proves that the tolerance can fail, and runs the first seed's
-  // other checks (issue 23's additions in full up to small_case_elements, or at any size with
-  // `additions_at_any_size`).
-  [[nodiscard]] seed_result check(std::uint64_t seed, bool probe_teeth, bool additions_at_any_size = false);
-  // The census of one launch of each side; call it after a passing check().
-  [[nodiscard]] case_census census(const run_options& options, const gpu_info& g);
-  // Check, time, check again (runner.hpp's run_perf_procedure).
-  [[nodiscard]] perf_outcome perf(const run_options& options, const gpu_info& g, const std::vector<std::uint64_t>& seeds);
+  // One correctness run; `first_seed` also proves that the tolerance can fail, and runs the first seed's
+  // other checks (the extended checks in full up to small_case_elements, or at any size with
+  // `extended_at_any_size`).
+  [[nodiscard]] seed_result check(std::uint64_t seed, bool first_seed, bool extended_at_any_size = false);
+  // The census of one launch of each side, with the figures of the program's device code `built` beside
+  // the runtime's; call it after a passing check().
+  [[nodiscard]] case_census census(const run_options& options, const gpu_info& g, const built_listing& built);
+  // Check, time, check again (runner.hpp's run_perf_procedure); the census with `built`'s figures.
+  [[nodiscard]] perf_outcome perf(const run_options& options, const gpu_info& g, const std::vector<std::uint64_t>& seeds,
+                                  const built_listing& built);
   // The GPUs the case runs on (logical device d on devices()[d]), whether two are one GPU, and whether
   // every pair of distinct ones has peer access.
   [[nodiscard]] std::vector<int> devices() const;
@@ -82,7 +81,7 @@ class case_run {
   [[nodiscard]] bool peer_access() const;
 
  private:
-  std::unique_ptr<case_instance> instance_;
+  std::unique_ptr<case_on_devices> instance_;
 };
 
 }  // namespace detail

@@ -49,6 +49,13 @@ std::vector<finding_kind> kinds(const kbench::timing_result& t) {
   return k;
 }
 
+// `t`'s measurements with their judgement, put together as the perf procedure puts them (runner.hpp): the
+// judgement reads the measurements only, so a timing judged again with other measurements is judged afresh.
+void judge(kbench::timing_result& t, const kbench::judging_context& c) {
+  const kbench::timing_measurements measured = t;
+  t = kbench::timing_result{measured, kbench::judge_timing(measured, c)};
+}
+
 bool has(const kbench::timing_result& t, finding_kind kind, const std::string& text) {
   for (const kbench::finding& f : t.findings) {
     if (f.kind == kind && f.text.find(text) != std::string::npos) return true;
@@ -65,9 +72,23 @@ TEST_CASE("the speedup's verdict needs the whole interval 1% clear of 1", "[judg
   CHECK(kbench::judge_speedup({0.95, 1.05}) == kbench::speedup_verdict::no_significant_difference);
 }
 
+TEST_CASE("the judgement lists what the timing run found first, and leaves the measurements as they were", "[judge]") {
+  kbench::timing_measurements measured = clean_timing();
+  measured.speedup = 25.0;
+  measured.mode = timing_mode::hot;
+  measured.found.push_back({finding_kind::timed_launch_wrong, "a timed launch disagrees"});
+  const kbench::timing_measurements before = measured;
+  const kbench::timing_judgement j = kbench::judge_timing(measured, h200());
+  REQUIRE(j.findings.size() == 2);
+  CHECK(j.findings[0].kind == finding_kind::timed_launch_wrong);
+  CHECK(j.findings[1].kind == finding_kind::implausible);
+  CHECK(measured.found.size() == before.found.size());
+  CHECK(measured.speedup == before.speedup);
+}
+
 TEST_CASE("a clean timing gets its verdict and no finding", "[judge]") {
   kbench::timing_result t = clean_timing();
-  kbench::judge_timing(t, h200());
+  judge(t, h200());
   CHECK(t.verdict == kbench::speedup_verdict::faster);
   CHECK(t.findings.empty());
   CHECK_FALSE(t.flagged());
@@ -77,13 +98,13 @@ TEST_CASE("work the timed stream did not see fails the timing", "[judge]") {
   SECTION("the device stays busy after the timed events") {
     kbench::timing_result t = clean_timing();
     t.idle_wait = 500e-6;
-    kbench::judge_timing(t, h200());
+    judge(t, h200());
     CHECK(has(t, finding_kind::unseen_work, "the device stayed busy 500.00 us after the timed launches ended"));
   }
   SECTION("one launch keeps the device busy far longer on the host's clock") {
     kbench::timing_result t = clean_timing();
     t.launch_wall = 2e-3;
-    kbench::judge_timing(t, h200());
+    judge(t, h200());
     CHECK(has(t, finding_kind::unseen_work, "on the host's clock but 100.00 us on the timed stream"));
   }
   SECTION("a graph that captured nothing, or fewer operations than launches") {
@@ -92,7 +113,7 @@ TEST_CASE("work the timed stream did not see fails the timing", "[judge]") {
     t.launches_per_sample = 64;
     t.optimized_graph_operations = 0;
     t.reference_graph_operations = 32;
-    kbench::judge_timing(t, h200());
+    judge(t, h200());
     CHECK(has(t, finding_kind::unseen_work, "the optimized launch put no work on the stream kbench gave it"));
     CHECK(has(t, finding_kind::unseen_work, "64 launches captured 32 operations"));
   }
@@ -101,7 +122,7 @@ TEST_CASE("work the timed stream did not see fails the timing", "[judge]") {
     t.launches_per_sample = 64;
     t.optimized_graph_operations = 64;
     t.reference_graph_operations = 192;
-    kbench::judge_timing(t, h200());
+    judge(t, h200());
     CHECK(t.findings.empty());
   }
 }
@@ -111,20 +132,19 @@ TEST_CASE("implausible speedups and bandwidths fail; cache-resident ones are not
     kbench::timing_result t = clean_timing();
     t.mode = timing_mode::hot;
     t.speedup = 25.0;
-    kbench::judge_timing(t, h200());
+    judge(t, h200());
     CHECK(has(t, finding_kind::implausible, "implausible speedup 25.0x (above 10x)"));
     CHECK(has(t, finding_kind::implausible, "or declares the work that bounds it"));
     kbench::timing_result allowed = t;
-    allowed.findings.clear();
     allowed.expectations.max_plausible_speedup = 30.0;
     allowed.expectations.speedup_limit_declared = true;
-    kbench::judge_timing(allowed, h200());
+    judge(allowed, h200());
     CHECK_FALSE(allowed.flagged());
   }
   SECTION("where the roofline bounds the kernel, it replaces the 10x; a declared limit still holds") {
     kbench::timing_result t = clean_timing();  // cold, 0.3 GB beyond the L2: 68 us at the least, 100 us taken
     t.speedup = 25.0;
-    kbench::judge_timing(t, h200());
+    judge(t, h200());
     CHECK(t.roofline.binding == "memory");
     CHECK(t.roofline.optimized_share == Approx(0.3e9 / 4.4e12 / 100e-6));
     CHECK_FALSE(t.flagged());
@@ -132,7 +152,7 @@ TEST_CASE("implausible speedups and bandwidths fail; cache-resident ones are not
     declared.speedup = 25.0;
     declared.expectations.max_plausible_speedup = 20.0;
     declared.expectations.speedup_limit_declared = true;
-    kbench::judge_timing(declared, h200());
+    judge(declared, h200());
     CHECK(has(declared, finding_kind::implausible, "implausible speedup 25.0x (above 20x)"));
   }
   SECTION("the arithmetic's floor far below a memory-bound case the cache may serve bounds nothing: 10x holds") {
@@ -142,7 +162,7 @@ TEST_CASE("implausible speedups and bandwidths fail; cache-resident ones are not
     t.mode = timing_mode::hot;
     t.work.flops = 0.3e9;  // 1 FLOP/B: memory-bound
     t.speedup = 25.0;
-    kbench::judge_timing(t, c);
+    judge(t, c);
     CHECK(t.roofline.binding == "compute");
     CHECK(t.roofline.optimized_share == 0);
     CHECK(has(t, finding_kind::implausible, "implausible speedup 25.0x (above 10x)"));
@@ -153,27 +173,27 @@ TEST_CASE("implausible speedups and bandwidths fail; cache-resident ones are not
     kbench::timing_result t = clean_timing();
     t.mode = timing_mode::hot;
     t.work.flops = 9e9;  // 90 TFLOP/s in 100 us
-    kbench::judge_timing(t, c);
+    judge(t, c);
     CHECK(t.roofline.binding == "compute");
     CHECK(has(t, finding_kind::implausible, "90.00 TFLOP/s is above the device's measured peak for its arithmetic "
                                             "(60.00 TFLOP/s, fp32 FMA)"));
     kbench::timing_result half = t;
     half.findings.clear();
     half.work.flop_type = kbench::dtype::f16;  // within f16's peak
-    kbench::judge_timing(half, c);
+    judge(half, c);
     CHECK_FALSE(half.flagged());
     CHECK(half.roofline.optimized_share == Approx(0.75));
     kbench::timing_result matrix = t;
     matrix.findings.clear();
     matrix.work.matrix_units = true;
-    kbench::judge_timing(matrix, c);
+    judge(matrix, c);
     CHECK_FALSE(matrix.flagged());
     CHECK(matrix.roofline.peak_how == "matrix units: kbench measures no peak for them");
   }
   SECTION("above the device's bandwidth with cold caches and a working set beyond the L2") {
     kbench::timing_result t = clean_timing();
     t.work.bytes = 1e9;  // 10 TB/s
-    kbench::judge_timing(t, h200());
+    judge(t, h200());
     CHECK(has(t, finding_kind::implausible, "bytes_moved() overstates the work"));
   }
   SECTION("the same rate from a working set that fits in the L2, or while hot, is a note") {
@@ -181,13 +201,13 @@ TEST_CASE("implausible speedups and bandwidths fail; cache-resident ones are not
     small.work.bytes = 1e9;
     kbench::judging_context big_cache = h200();
     big_cache.l2_bytes = 1e9;
-    kbench::judge_timing(small, big_cache);
+    judge(small, big_cache);
     CHECK_FALSE(small.flagged());
     CHECK(has(small, finding_kind::note, "served from cache"));
     kbench::timing_result hot = clean_timing();
     hot.mode = timing_mode::hot;
     hot.work.bytes = 1e9;
-    kbench::judge_timing(hot, h200());
+    judge(hot, h200());
     CHECK_FALSE(hot.flagged());
   }
 }
@@ -195,12 +215,12 @@ TEST_CASE("implausible speedups and bandwidths fail; cache-resident ones are not
 TEST_CASE("a requirement fails only when the whole interval falls short", "[judge]") {
   kbench::timing_result t = clean_timing();
   t.expectations.required_speedup = 1.5;  // the interval reaches 1.55: not short
-  kbench::judge_timing(t, h200());
+  judge(t, h200());
   CHECK_FALSE(t.flagged());
   kbench::timing_result short_of = clean_timing();
   short_of.expectations.required_speedup = 1.6;
   short_of.expectations.required_bandwidth = 0.9;  // 3 TB/s is 71% of copy
-  kbench::judge_timing(short_of, h200());
+  judge(short_of, h200());
   CHECK(kinds(short_of) == std::vector<finding_kind>{finding_kind::requirement_missed, finding_kind::requirement_missed});
   CHECK(has(short_of, finding_kind::requirement_missed, "short of the required 1.600x"));
   CHECK(has(short_of, finding_kind::requirement_missed, "bandwidth 71.4% of copy is short of the required 90.0%"));
@@ -210,17 +230,17 @@ TEST_CASE("a kernel faster on inputs it has seen reuses results, and fails", "[j
   kbench::timing_result memo = clean_timing();
   memo.fresh_launch = 300e-6;
   memo.seen_launch = 90e-6;
-  kbench::judge_timing(memo, h200());
+  judge(memo, h200());
   CHECK(has(memo, finding_kind::memoization, "takes 90.00 us on inputs an earlier launch has seen and 300.00 us on fresh"));
   kbench::timing_result honest = clean_timing();
   honest.fresh_launch = 100e-6;
   honest.seen_launch = 99e-6;  // noise
-  kbench::judge_timing(honest, h200());
+  judge(honest, h200());
   CHECK_FALSE(honest.flagged());
   kbench::timing_result tiny = clean_timing();
   tiny.fresh_launch = 2.0e-6;
   tiny.seen_launch = 1.5e-6;  // less than a microsecond apart: launch noise, not reuse
-  kbench::judge_timing(tiny, h200());
+  judge(tiny, h200());
   CHECK_FALSE(tiny.flagged());
 }
 
@@ -231,7 +251,7 @@ TEST_CASE("notes say how the samples were taken, and never fail", "[judge]") {
   t.input_sets = 3;
   t.input_sets_wanted = 64;
   t.input_set_bytes = 4.0 * 1048576;
-  kbench::judge_timing(t, h200());
+  judge(t, h200());
   CHECK_FALSE(t.flagged());
   CHECK(has(t, finding_kind::note, "3 input set(s) drawn before each sample, not 64"));
   CHECK(has(t, finding_kind::note, "stopped before the medians were known to +-0.5%"));

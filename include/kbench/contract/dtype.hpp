@@ -93,7 +93,7 @@ template <class T>
 inline constexpr dtype dtype_v = dtype_of<std::remove_cv_t<T>>::value;
 
 // The one dispatch from a runtime dtype to compile-time code: `f` is called with
-// `dtype_constant<D>{}` for the dtype D of `t`. The comparison engines, the drawing of inputs, the teeth
+// `dtype_constant<D>{}` for the dtype D of `t`. The comparison engines, the drawing of inputs, the tolerance
 // probes and the codecs all go through it, so a dtype they do not handle cannot pass by falling through;
 // a value outside the enumeration is a usage_error.
 template <dtype D>

@@ -1,16 +1,21 @@
 // kbench/decisions/census_judge.hpp: the census (results/census.hpp) against what the case expects of it
 // (`expect_kernels()` and the other census declarations): a failing finding for each figure that
-// contradicts them. HIP-free.
+// contradicts them; and the census as every writer reads it, put together once: the measured census, the
+// build's figures of each kernel, and those findings. HIP-free.
 #pragma once
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "../contract/declaration.hpp"
 #include "../results/census.hpp"
+#include "../results/kernel_resources.hpp"
 #include "../results/outcome.hpp"
+#include "occupancy.hpp"
 
 namespace kbench {
 
@@ -47,6 +52,44 @@ namespace kbench {
     }
   }
   return found;
+}
+
+// The census of a case as every writer reads it, assembled once: `measured` (procedure/census_run.hpp) with
+// the figures of the program's own device code for the device's target (`arch`: "sm_90",
+// "gfx90a:sramecc+:xnack-") joined to each kernel by symbol, so that the census shows them beside the
+// runtime's; its findings, what contradicts the case's expectations, then a note where the runtime's
+// registers or static shared memory differ from the build's (the device runs other code than the build
+// made: compiled at load from PTX, say), or one when the program could not be read.
+[[nodiscard]] inline case_census assemble_census(case_census measured, const census_expectations& e,
+                                                 const built_listing& built, const std::string& arch) {
+  case_census c = std::move(measured);
+  c.findings = judge_census(c, e);
+  if (!built.problem.empty()) {
+    c.findings.push_back({finding_kind::note, "the census shows no figures of the build: " + built.problem});
+    return c;
+  }
+  const std::string target = target_base(arch);
+  for (census_side* side : {c.reference ? &*c.reference : nullptr, &c.optimized}) {
+    if (side == nullptr) continue;
+    for (census_kernel& k : side->kernels) {
+      const auto it = std::find_if(built.kernels.begin(), built.kernels.end(), [&](const kernel_resources& r) {
+        return r.name == k.symbol && target_base(r.target) == target;
+      });
+      if (it == built.kernels.end()) continue;  // a kernel of a library the program loads, or no code for the target
+      k.built_registers = it->vgprs;
+      k.built_static_shared_bytes = it->lds_bytes;
+      k.built_local_bytes = it->scratch_bytes;
+      if ((k.registers >= 0 && k.registers != it->vgprs) ||
+          (k.static_shared_bytes >= 0 && k.static_shared_bytes != it->lds_bytes)) {
+        c.findings.push_back({finding_kind::note,
+                              fmt::format("{}: the runtime gives {} registers and {} bytes of static shared memory, the "
+                                          "program's device code for {} {} and {} (the device runs other code than "
+                                          "the build made?)",
+                                          k.name, k.registers, k.static_shared_bytes, target, it->vgprs, it->lds_bytes)});
+      }
+    }
+  }
+  return c;
 }
 
 }  // namespace kbench

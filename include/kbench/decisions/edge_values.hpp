@@ -1,5 +1,5 @@
 // kbench/decisions/edge_values.hpp: the inputs at the edges that a case's first correctness run also tries
-// (issue 23, item 3), and how their outputs are judged. A kernel engineer declares the values of a typical
+// (one of the extended checks), and how their outputs are judged. A kernel engineer declares the values of a typical
 // run, and the precision bugs that ship are at the edges of the range: an fp16 sum of squares that
 // overflows, a softmax without the max subtracted, a product that underflows, a tie broken the other way.
 //

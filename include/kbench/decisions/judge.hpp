@@ -1,7 +1,8 @@
 // kbench/decisions/judge.hpp: the judging of a timing, as plain functions over plain results: the speedup's
 // verdict, and the findings that make a perf test fail (work the timed stream did not see, implausible
 // speedups and bandwidths, unmet requirements) or that are worth a note. HIP-free: the timing run
-// (procedure/timing_run.hpp) only measures; everything it concludes is decided here, and unit-tested.
+// (procedure/timing_run.hpp) only measures; everything it concludes is decided here, from its
+// measurements (never changed), and unit-tested.
 #pragma once
 
 #include <algorithm>
@@ -38,21 +39,21 @@ struct judging_context {
 
 namespace detail {
 
-inline void add(timing_result& t, finding_kind kind, std::string text) { t.findings.push_back({kind, std::move(text)}); }
-
 // Whether the declared bytes must come from memory: cold caches and a working set beyond twice the L2. Only
 // then does the memory bandwidth bound a launch (the roofline's memory ceiling, the bandwidth check).
-inline bool served_from_memory(const timing_result& t, const judging_context& c) {
+inline bool served_from_memory(const timing_measurements& t, const judging_context& c) {
   return t.mode == timing_mode::cold && t.work.bytes > 2.0 * c.l2_bytes;
 }
 
 // Work outside the timed region: the device still busy after the timed events, a launch that keeps the
 // device busy longer on the host's clock than on the stream, a graph that captured fewer operations than
 // launches.
-inline void judge_unseen_work(timing_result& t, const judging_context& c) {
+inline std::vector<finding> judge_unseen_work(const timing_measurements& t, const judging_context& c) {
+  std::vector<finding> found;
+  auto add = [&found](finding_kind kind, std::string text) { found.push_back({kind, std::move(text)}); };
   const double unseen = t.launch_wall - c.floor.empty_launch_wall - 2 * t.single_launch;
   if (t.launch_wall > 0 && unseen > std::max(20e-6, t.single_launch)) {
-    add(t, finding_kind::unseen_work,
+    add(finding_kind::unseen_work,
         fmt::format("one launch keeps the device busy {} on the host's clock but {} on the timed stream: work ran on "
                     "another stream or after the launch returned, outside the timed region",
                     format_duration(t.launch_wall - c.floor.empty_launch_wall), format_duration(t.single_launch)));
@@ -61,34 +62,36 @@ inline void judge_unseen_work(timing_result& t, const judging_context& c) {
     const long long operations = who[0] == 'o' ? t.optimized_graph_operations : t.reference_graph_operations;
     if (operations < 0) continue;
     if (operations == 0) {
-      add(t, finding_kind::unseen_work,
+      add(finding_kind::unseen_work,
           fmt::format("the {} launch put no work on the stream kbench gave it: work on another stream is not timed", who));
     } else if (operations < t.launches_per_sample) {
-      add(t, finding_kind::unseen_work,
+      add(finding_kind::unseen_work,
           fmt::format("the {} launch put no work on the stream on some calls: {} launches captured {} operations, so "
                       "the timing would count skipped calls as fast ones",
                       who, t.launches_per_sample, operations));
     }
   }
   if (t.idle_wait > std::max(20e-6, 0.1 * t.optimized.median)) {
-    add(t, finding_kind::unseen_work,
+    add(finding_kind::unseen_work,
         fmt::format("the device stayed busy {} after the timed launches ended (median): work ran on another stream "
                     "or after the launch returned, outside the timed region",
                     format_duration(t.idle_wait)));
   }
+  return found;
 }
 
 // A kernel that keeps results of earlier launches (keyed on its inputs, say) is faster on inputs it has
 // seen. Every timed launch reads fresh inputs, so its timing is honest; it fails all the same, since on
 // real inputs it does the work it skipped here. Cold launches both: the caches play no part.
-inline void judge_memoization(timing_result& t) {
-  if (t.fresh_launch <= 0 || t.seen_launch <= 0) return;
+inline std::vector<finding> judge_memoization(const timing_measurements& t) {
+  if (t.fresh_launch <= 0 || t.seen_launch <= 0) return {};
   if (t.seen_launch < 0.8 * t.fresh_launch && t.fresh_launch - t.seen_launch > 1e-6) {
-    add(t, finding_kind::memoization,
-        fmt::format("the optimized kernel takes {} on inputs an earlier launch has seen and {} on fresh ones (cold, "
-                    "medians): it reuses results of earlier launches; kbench timed fresh inputs only",
-                    format_duration(t.seen_launch), format_duration(t.fresh_launch)));
+    return {{finding_kind::memoization,
+             fmt::format("the optimized kernel takes {} on inputs an earlier launch has seen and {} on fresh ones "
+                         "(cold, medians): it reuses results of earlier launches; kbench timed fresh inputs only",
+                         format_duration(t.seen_launch), format_duration(t.fresh_launch))}};
   }
+  return {};
 }
 
 // A speedup above the case's plausible maximum, a rate of flops above the arithmetic's measured peak, a
@@ -96,94 +99,104 @@ inline void judge_memoization(timing_result& t) {
 // falls short. Where the work model bounds the kernel by physics (the roofline gives the least time of the
 // regime the case is in: not the arithmetic's, far below, for a memory-bound case the cache may serve),
 // that bound replaces the fixed limit on the speedup, unless the case declared its own.
-inline void judge_plausibility(timing_result& t, const judging_context& c) {
+inline std::vector<finding> judge_plausibility(const timing_measurements& t, const throughput_figures& throughput,
+                                               const roofline& physics_bound, const judging_context& c) {
+  std::vector<finding> found;
+  auto add = [&found](finding_kind kind, std::string text) { found.push_back({kind, std::move(text)}); };
   const perf_expectations& want = t.expectations;
   const double median = t.optimized.median;
-  const bool physics = t.roofline.optimized_share > 0;
+  const bool physics = physics_bound.optimized_share > 0;
   if (t.reference && t.speedup > want.max_plausible_speedup && (!physics || want.speedup_limit_declared)) {
-    add(t, finding_kind::implausible,
+    add(finding_kind::implausible,
         fmt::format("implausible speedup {:.1f}x (above {:.0f}x): a broken reference or a kernel that skips work; a "
                     "case that means it says allow_speedup_up_to(){}",
                     t.speedup, want.max_plausible_speedup,
                     physics ? "" : " (or declares the work that bounds it: bytes_moved() beyond the L2, cold, or flops())"));
   }
   // Faster than the roofline allows, beyond the 5% that a measured ceiling and a median may each be off.
-  const double peak = t.roofline.peak_flops_per_second;
-  if (peak > 0 && t.throughput.optimized.flops_per_second > 1.05 * peak) {
-    add(t, finding_kind::implausible,
+  const double peak = physics_bound.peak_flops_per_second;
+  if (peak > 0 && throughput.optimized.flops_per_second > 1.05 * peak) {
+    add(finding_kind::implausible,
         fmt::format("{} is above the device's measured peak for its arithmetic ({}, {}): flops() overstates the "
                     "work, the kernel skips it, or it runs on matrix units (say matrix_flops())",
-                    format_rate(t.throughput.optimized.flops_per_second, 1.0, "FLOP"),
-                    format_rate(t.roofline.peak_flops_per_second, 1.0, "FLOP"), t.roofline.peak_how));
+                    format_rate(throughput.optimized.flops_per_second, 1.0, "FLOP"),
+                    format_rate(physics_bound.peak_flops_per_second, 1.0, "FLOP"), physics_bound.peak_how));
   }
   const double copy = c.copy.bytes_per_second;
   if (t.work.bytes > 0 && copy > 0) {
-    const double rate = t.throughput.optimized.bytes_per_second;
-    if (rate > 1.05 * t.roofline.memory_bytes_per_second) {  // the faster of copying and reading
+    const double rate = throughput.optimized.bytes_per_second;
+    if (rate > 1.05 * physics_bound.memory_bytes_per_second) {  // the faster of copying and reading
       const std::string what = fmt::format("{} is above the device's measured bandwidth ({} copying, {} reading)",
                                            format_rate(rate, 1.0, "B"), format_rate(copy, 1.0, "B"),
                                            format_rate(c.copy.read_bytes_per_second, 1.0, "B"));
       if (served_from_memory(t, c)) {
-        add(t, finding_kind::implausible,
+        add(finding_kind::implausible,
             what + " with cold caches and a working set larger than the L2: bytes_moved() overstates the work, or the "
                    "kernel skips it");
       } else {
-        add(t, finding_kind::note, what + ": the working set is served from cache");
+        add(finding_kind::note, what + ": the working set is served from cache");
       }
     }
     if (want.required_bandwidth > 0) {
       // The whole interval short: even the fastest plausible median misses the requirement.
       const double best = t.work.bytes / (median * (1.0 - t.optimized_precision)) / copy;
       if (best < want.required_bandwidth) {
-        add(t, finding_kind::requirement_missed,
+        add(finding_kind::requirement_missed,
             fmt::format("bandwidth {:.1f}% of copy is short of the required {:.1f}%",
-                        100 * *t.throughput.optimized.fraction_of_copy,
+                        100 * *throughput.optimized.fraction_of_copy,
                         100 * want.required_bandwidth));
       }
     }
   }
   if (want.required_speedup > 0 && t.reference && t.speedup_interval.high < want.required_speedup) {
-    add(t, finding_kind::requirement_missed,
+    add(finding_kind::requirement_missed,
         fmt::format("speedup {:.3f}x (95% interval {:.3f} to {:.3f}) is short of the required {:.3f}x", t.speedup,
                     t.speedup_interval.low, t.speedup_interval.high, want.required_speedup));
   }
+  return found;
 }
 
 // Notes on how the samples were taken.
-inline void judge_method(timing_result& t) {
+inline std::vector<finding> judge_method(const timing_measurements& t) {
+  std::vector<finding> found;
+  auto add = [&found](finding_kind kind, std::string text) { found.push_back({kind, std::move(text)}); };
   if (t.input_sets < t.input_sets_wanted) {
-    add(t, finding_kind::note,
+    add(finding_kind::note,
         fmt::format("{} input set(s) drawn before each sample, not {}: {} sets of {:.4g} MiB, each held twice, would "
                     "take more than a quarter of the free device memory",
                     t.input_sets, t.input_sets_wanted, t.input_sets_wanted, t.input_set_bytes / 1048576.0));
   }
   if (!t.precise) {
-    add(t, finding_kind::note,
+    add(finding_kind::note,
         fmt::format("stopped before the medians were known to +-{:.2g}% (optimized +-{:.2g}%, reference +-{:.2g}%): "
                     "the time or sample limit came first",
                     100 * t.precision_target, 100 * t.optimized_precision, 100 * t.reference_precision));
   }
+  return found;
 }
 
 }  // namespace detail
 
-// Computes the throughput of `t` against the copy bandwidth (once: every report reads it), then adds every
-// finding the measured facts of `t` support (after those the timing run itself made: the audit of the last
-// sample), and the speedup's verdict.
-inline void judge_timing(timing_result& t, const judging_context& c) {
+// The judgement of `t`: the throughput of its work against the copy bandwidth and the roofline (once: every
+// writer reads them), the speedup's verdict, and the findings: those the run met while measuring (the
+// audit of the last sample, checked launches), then every one the measured facts support.
+[[nodiscard]] inline timing_judgement judge_timing(const timing_measurements& t, const judging_context& c) {
   const std::optional<double> reference_median =
       t.reference ? std::optional<double>(t.reference->median) : std::nullopt;
-  t.throughput = throughput_of(t.work, t.optimized.median, reference_median, c.copy.bytes_per_second);
+  timing_judgement j;
+  j.throughput = throughput_of(t.work, t.optimized.median, reference_median, c.copy.bytes_per_second);
   roofline_ceilings ceilings;
   ceilings.memory_bytes_per_second = std::max(c.copy.bytes_per_second, c.copy.read_bytes_per_second);
   ceilings.peak = peak_for(c.peaks, t.work.flop_type);
   ceilings.memory_binds = detail::served_from_memory(t, c);
-  t.roofline = roofline_of(t.work, ceilings, t.optimized.median, reference_median);
-  if (t.reference) t.verdict = judge_speedup(t.speedup_interval);
-  detail::judge_unseen_work(t, c);
-  detail::judge_memoization(t);
-  detail::judge_plausibility(t, c);
-  detail::judge_method(t);
+  j.roofline = roofline_of(t.work, ceilings, t.optimized.median, reference_median);
+  if (t.reference) j.verdict = judge_speedup(t.speedup_interval);
+  j.findings = t.found;
+  for (std::vector<finding> found : {detail::judge_unseen_work(t, c), detail::judge_memoization(t),
+                                     detail::judge_plausibility(t, j.throughput, j.roofline, c), detail::judge_method(t)}) {
+    j.findings.insert(j.findings.end(), found.begin(), found.end());
+  }
+  return j;
 }
 
 }  // namespace kbench

@@ -1,10 +1,9 @@
-// kbench/decisions/nearby_shapes.hpp: the shapes around a case's declared ones that its correctness run also
-// checks (issue 23, item 2). A kernel engineer declares the shapes of a typical run, and the bugs that ship
-// are at sizes next to them: a tail that a vector or a tile leaves over. So each dimension of a declared
-// shape also runs one step below and one step above (one less and one more, or one multiple of the
-// dimension's rule: a size at a multiple of 8 then has neighbours that are not, and one that is not already
-// breaks 8-wide accesses itself), within the case's dimension rules (contract/dimension_rule.hpp); flags are
-// never varied. HIP-free.
+// kbench/decisions/nearby_shapes.hpp: the shapes around a case's declared ones that its correctness run also checks,
+// the first of the extended checks. A kernel engineer declares the shapes of a typical run, and the bugs that ship are
+// at sizes next to them: a tail that a vector or a tile leaves over. So each dimension of a declared shape also runs
+// one step below and one step above (one less and one more, or one multiple of the dimension's rule: a size at a
+// multiple of 8 then has neighbours that are not, and one that is not already breaks 8-wide accesses itself), within
+// the case's dimension rules (contract/dimension_rule.hpp); flags are never varied. HIP-free.
 //
 // Cost: a neighbour of a 16384 x 8192 shape costs what the shape does, so only the declared shapes whose
 // buffers hold at most small_case_elements elements get neighbours (a few milliseconds each), and the
@@ -37,8 +36,8 @@ struct declared_shape_facts {
 };
 
 // 2^22 elements (16 MiB of fp32): a correctness run of that size is a few milliseconds of device work. Up to
-// it, issue 23's additional checks run in full: the shapes around a declared one (here) and every
-// misalignment (procedure/alignment_check.hpp).
+// it, the extended checks run in full: the shapes around a declared one (here) and every misalignment
+// (procedure/alignment_check.hpp).
 inline constexpr double small_case_elements = 4194304.0;
 
 // The rule a case declares on `dimension`, or null.
@@ -103,7 +102,7 @@ inline void check_dimension_rules(const std::string& case_name, const std::vecto
 }
 
 // The case's smallest declared shape (the first of the smallest, on a tie): whatever its size, it gets its
-// neighbours, and issue 23's other additions where no declared shape is small (program.hpp).
+// neighbours, and the other extended checks where no declared shape is small (program.hpp).
 [[nodiscard]] inline std::size_t smallest_declared(const std::vector<declared_shape_facts>& declared) {
   std::size_t smallest = 0;
   for (std::size_t i = 1; i < declared.size(); ++i) {

@@ -50,7 +50,7 @@ struct run_options {
   bool help = false;                 // --help: kbench's options, then the framework's
   std::string help_text;
   double max_elements = 0.0;         // run only shapes whose buffers hold at most this many elements (0: all)
-  bool quick = false;                // skip issue 23's additional checks (nearby shapes, edges, most misalignments)
+  bool quick = false;                // skip the extended checks (nearby shapes, edges, most misalignments)
   std::vector<std::string> passthrough;  // for Catch2 (correctness) or Google Benchmark (perf)
 };
 

@@ -244,7 +244,7 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
   }
 }
 
-// actual[i] is `constant` when `actual` is null (the teeth probes: an unwritten or an all-zero output).
+// actual[i] is `constant` when `actual` is null (the tolerance probes: an unwritten or an all-zero output).
 // Both arrays are read 16 bytes at a time (device allocations are aligned), `unroll` vectors of each per
 // thread before any arithmetic, so that enough bytes are in flight to keep memory busy at the occupancy
 // this register-heavy loop allows; a scalar loop takes the tail.

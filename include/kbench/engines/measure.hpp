@@ -102,7 +102,7 @@ class spinner {
   // The rate of clock64() measured at construction.
   [[nodiscard]] double cycles_per_second() const { return cycles_per_second_; }
   // The same spin in `blocks` blocks of `threads` threads: load that competes with another kernel for
-  // the device's issue slots (the correctness run's shake, correctness_run.hpp).
+  // the device's issue slots (the correctness run's reruns under load, correctness_run.hpp).
   void enqueue_wide(hipStream_t s, double seconds, unsigned int blocks, unsigned int threads) const {
     const auto cycles = static_cast<long long>(seconds * cycles_per_second_);
     hipLaunchKernelGGL(detail::spin_kernel<>, dim3(blocks), dim3(threads), 0, s, cycles);

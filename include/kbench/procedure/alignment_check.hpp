@@ -101,11 +101,12 @@ struct misalignment {
 // The optimized kernel with buffers moved as `m` says, on the inputs of set 0: its outputs must be the
 // reference's. A mismatch names the output, its offset and every buffer's place; a fault too (and ends
 // the run: on NVIDIA a misaligned access leaves the device unusable).
-inline void run_misaligned(case_buffers& buffers, output_comparator& comparator, const misalignment& m,
-                           const moved_buffers& held, seed_result& r) {
+[[nodiscard]] inline std::vector<finding> run_misaligned(case_buffers& buffers, output_comparator& comparator,
+                                                         const misalignment& m, const moved_buffers& held) {
+  std::vector<finding> found;
   std::vector<void*> inputs, outputs;
   held.addresses(buffers, [&m](const buffer_slot& slot) { return m.of(slot); }, inputs, outputs);
-  buffers.place_set_zero_at(inputs, outputs);
+  buffers.place_first_input_set_at(inputs, outputs);
   const std::string where = fmt::format("with buffers moved {} byte{} off their alignment ({}: {})", m.offset,
                                         m.offset > 1 ? "s" : "", words_for(m.group), m.places(buffers));
   try {
@@ -120,11 +121,12 @@ inline void run_misaligned(case_buffers& buffers, output_comparator& comparator,
     const buffer_slot& slot = buffers.output_slot(k);
     const comparison c = comparator.against_reference(k, held.aligned_copy(buffers, k, outputs[k]));
     if (!c.passed) {
-      r.problems.push_back({finding_kind::misaligned,
-                            fmt::format("{}, output '{}' ({} bytes off) disagrees with the reference: {}", where,
-                                        slot.name, m.of(slot), c.reasons.empty() ? std::string("failed") : c.reasons.front())});
+      found.push_back({finding_kind::misaligned,
+                       fmt::format("{}, output '{}' ({} bytes off) disagrees with the reference: {}", where, slot.name,
+                                   m.of(slot), c.reasons.empty() ? std::string("failed") : c.reasons.front())});
     }
   }
+  return found;
 }
 
 // Every misalignment a vector access of up to 16 bytes can meet: for each buffer, each multiple of its
@@ -161,15 +163,17 @@ inline void run_misaligned(case_buffers& buffers, output_comparator& comparator,
   return runs;
 }
 
-inline void check_alignment(case_buffers& buffers, output_comparator& comparator, seed_result& r, bool every_offset) {
+// Every misalignment in turn, up to the first that finds a problem; what it found.
+[[nodiscard]] inline std::vector<finding> check_alignment(case_buffers& buffers, output_comparator& comparator,
+                                                          bool every_offset) {
   const std::vector<misalignment> runs = misalignments(buffers, every_offset);
-  if (runs.empty()) return;
+  if (runs.empty()) return {};
   const moved_buffers held(buffers);
   for (const misalignment& m : runs) {
-    const std::size_t found = r.problems.size();
-    run_misaligned(buffers, comparator, m, held, r);
-    if (r.problems.size() != found) return;
+    std::vector<finding> found = run_misaligned(buffers, comparator, m, held);
+    if (!found.empty()) return found;
   }
+  return {};
 }
 
 }  // namespace detail

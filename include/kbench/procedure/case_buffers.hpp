@@ -11,7 +11,7 @@
 //   timed_input_sets   (timed_input_sets.hpp) input sets 1.. of the timing run, redrawn and fingerprinted
 //   output_comparator  (output_comparator.hpp) the expected values, and the comparison on host or device
 //   host_computation   (host_computation.hpp) a host function (host reference, oracle) on an input set
-//   device_loads, device_flushes (case_device_tools.hpp) the shake's load, the other GPUs' cache flushes
+//   device_loads, device_flushes (case_device_tools.hpp) the reruns' load, the other GPUs' cache flushes
 // Only this class writes its buffers or copies from them, through the verbs below. Their addresses leave
 // it for two uses only: binding a launch (case_launcher) and reads by the comparison engines.
 //
@@ -181,10 +181,10 @@ class case_buffers {
   [[nodiscard]] std::size_t output_stream_id(std::size_t k) const { return outputs_[k].stream_id; }
   // The seed input set 0 was last drawn from.
   [[nodiscard]] std::uint64_t seed() const { return seed_; }
-  // Output k of `target`, and the drawn values in-place output k starts from.
+  // Output k of `target`, the drawn values in-place output k starts from, input set 0 as host code reads it.
   [[nodiscard]] void* output_data(side target, std::size_t k) const { return outputs_[k].memory(target).data(); }
   [[nodiscard]] const void* start_values(std::size_t k) const { return outputs_[k].initial.data(); }
-  [[nodiscard]] input_set_view set_zero() const {
+  [[nodiscard]] input_set_view first_input_set() const {
     input_set_view view;
     for (const input_buffer& in : inputs_) view.inputs.push_back(in.memory.data());
     for (const output_buffer& out : outputs_) view.starts.push_back(out.in_place() ? out.initial.data() : nullptr);
@@ -287,7 +287,7 @@ class case_buffers {
 
   // Input set 0 placed in memory of the caller's, as a launch starts from it: each input's values at
   // `inputs`, each output's at `outputs` (in-place buffers' drawn values, poison for the others); waits.
-  void place_set_zero_at(const std::vector<void*>& inputs, const std::vector<void*>& outputs) {
+  void place_first_input_set_at(const std::vector<void*>& inputs, const std::vector<void*>& outputs) {
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
       const current_device here = on(*inputs_[k].slot);
       KBENCH_HIP_CHECK(hipMemcpyAsync(inputs[k], inputs_[k].memory.data(), inputs_[k].slot->storage_bytes(),

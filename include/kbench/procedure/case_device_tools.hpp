@@ -1,6 +1,6 @@
 // kbench/procedure/case_device_tools.hpp: the measurement tools of measure.hpp on every GPU of a case
-// (case_devices.hpp): the load the correctness run's shake puts on each (device_loads), and the cache
-// flush of each other GPU before a timed region (device_flushes). Each is made on first need and kept.
+// (case_devices.hpp): the load the correctness run's reruns under load put on each (device_loads), and the
+// cache flush of each other GPU before a timed region (device_flushes). Each is made on first need and kept.
 #pragma once
 
 #include <algorithm>

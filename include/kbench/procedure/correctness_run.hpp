@@ -4,12 +4,13 @@
 //   run_side     the optimized kernel first, on poisoned and guarded outputs, then waits for the whole
 //                device and checks the guards and the inputs (the reference's outputs for these inputs do
 //                not exist yet, so a kernel that copies them is caught) (reference_run.hpp)
-//   determinism  the optimized kernel again on the same inputs, and (checks.shake) up to three times more
-//                while other work loads the device, which shakes out races a quiet device hides: the
+//   determinism  the optimized kernel again on the same inputs, and (checks.under_load) up to three times
+//                more while other work loads the device, which brings out races a quiet device hides: the
 //                outputs must be the same bits
 //   references   the reference the same way (or the host reference in double), and whether it left any
 //                element unwritten (reference_run.hpp)
-//   teeth        (checks.teeth) the tolerance must be able to fail (teeth.hpp)
+//   can fail     (checks.tolerance_can_fail) the tolerance must reject what a broken kernel leaves
+//                (tolerance_probe.hpp)
 //   compare      every output, on the GPU when large (output_comparator.hpp)
 //   oracle       (checks.oracle) when the case declares one: both sides against a host computation in
 //                double; the optimized kernel may not be materially less accurate than the reference
@@ -18,15 +19,16 @@
 //                the outputs alone and the inputs alone: its outputs must still be the reference's
 //                (alignment_check.hpp); then once more on set 0's buffers, which the run's last launch
 //                always uses
-//   edges        (checks.additions) both sides again on inputs at other magnitudes, with signed zeros, subnormals
+//   edges        (checks.extended) both sides again on inputs at other magnitudes, with signed zeros, subnormals
 //                and exact ties, judged where the reference is finite (edge_check.hpp); then set 0 as
 //                declared again, the reference rerun on it
 //   last launch  the optimized kernel once more on set 0 as declared: the same bits as its first run
 //
-// The run holds the case's buffers, its comparator, its host computation and the shake's load.
+// The run holds the case's buffers, its comparator, its host computation and the load of the reruns.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,26 +45,26 @@
 #include "host_computation.hpp"
 #include "output_comparator.hpp"
 #include "reference_run.hpp"
-#include "teeth.hpp"
+#include "tolerance_probe.hpp"
 
 namespace kbench {
 namespace detail {
 
 // What a correctness run checks besides the outputs. A case's first seed checks all of it: the test
-// itself (teeth), the kernel under load, against the oracle, off its alignment and at the edges of its
-// inputs' values. Later seeds check the kernel again on new inputs only. Issue 23's additions (every
-// misalignment, the edges) run in full up to small_case_elements, or at any size where asked (the
+// itself (its tolerance can fail), the kernel under load, against the oracle, off its alignment and at the
+// edges of its inputs' values. Later seeds check the kernel again on new inputs only. The extended checks
+// (every misalignment, the edges) run in full up to small_case_elements, or at any size where asked (the
 // smallest declared shape of a case that has no small one); --quick leaves them out.
 struct correctness_checks {
-  bool shake = true;      // reruns while other work loads the device
-  bool teeth = true;      // the tolerance can fail
-  bool oracle = true;     // accuracy against the case's oracle, when it declares one
-  bool alignment = true;  // buffers moved off their alignment
-  bool additions = true;  // every misalignment and the edges (false: --quick, the short list of offsets)
-  bool any_size = false;  // the additions beyond small_case_elements too
+  bool under_load = true;          // reruns while other work loads the device
+  bool tolerance_can_fail = true;  // the tolerance rejects what a broken kernel leaves
+  bool oracle = true;              // accuracy against the case's oracle, when it declares one
+  bool alignment = true;           // buffers moved off their alignment
+  bool extended = true;            // every misalignment and the edges (false: --quick, the short list of offsets)
+  bool any_size = false;           // the extended checks beyond small_case_elements too
   [[nodiscard]] static correctness_checks first_seed(bool quick = false, bool any_size = false) {
     correctness_checks c;
-    c.additions = !quick;
+    c.extended = !quick;
     c.any_size = any_size;
     return c;
   }
@@ -79,48 +81,55 @@ class correctness_run {
   correctness_run(case_buffers& buffers, output_comparator& comparator, host_computation& host, device_loads& loads)
       : buffers_(buffers), comparator_(comparator), host_(host), loads_(loads) {}
 
-  // One correctness run at `seed`.
+  // One correctness run at `seed`: each step returns what it found, and the run's result is put together
+  // from them at the end, in the order the steps ran.
   [[nodiscard]] seed_result run(std::uint64_t seed, correctness_checks checks) {
-    seed_result r;
-    r.seed = seed;
+    std::vector<finding> problems;
     buffers_.draw(seed);
-    run_side(buffers_, side::optimized, r.problems);
+    append(problems, run_side(buffers_, side::optimized));
     const held_outputs held = buffers_.hold(side::optimized);
-    rerun_and_match(held, 0, r.problems);
-    if (checks.shake) shake(held, r.problems);
+    append(problems, rerun_and_match(held, 0));
+    if (checks.under_load) append(problems, rerun_under_load(held));
+    std::optional<host_run> host_reference;
     if (buffers_.has_device_reference()) {
-      run_device_reference(buffers_, comparator_, r.problems);
+      append(problems, run_device_reference(buffers_, comparator_));
     } else {
-      r.host_reference.emplace();
-      run_host_reference(buffers_, comparator_, host_, buffers_.set_zero(), true, r.problems, &*r.host_reference);
+      host_reference.emplace();
+      append(problems, run_host_reference(buffers_, comparator_, host_, buffers_.first_input_set(), true, &*host_reference));
     }
-    if (checks.teeth) check_teeth(buffers_, comparator_, r.problems);
+    if (checks.tolerance_can_fail) append(problems, check_tolerance_can_fail(buffers_, comparator_));
+    std::vector<output_result> outputs;
     for (std::size_t k = 0; k < buffers_.output_count(); ++k) {
       const buffer_slot& slot = buffers_.output_slot(k);
-      r.outputs.push_back({slot.name, slot.type, slot.extents, comparator_.compare(k), {}});
+      outputs.push_back({slot.name, slot.type, slot.extents, comparator_.compare(k), {}});
     }
-    if (checks.oracle && buffers_.declaration().oracle) check_against_oracle(r);
+    if (checks.oracle && buffers_.declaration().oracle) {
+      oracle_check against = check_against_oracle();
+      for (std::size_t k = 0; k < outputs.size(); ++k) outputs[k].oracle = against.results[k];
+      append(problems, against.found);
+    }
     const bool small = buffers_.declaration().elements() <= small_case_elements;
-    const bool every = checks.additions && (small || checks.any_size);
-    if (checks.alignment) check_alignment(buffers_, comparator_, r, every);
+    const bool every = checks.extended && (small || checks.any_size);
+    if (checks.alignment) append(problems, check_alignment(buffers_, comparator_, every));
     // The edges only for a kernel right as declared: what fails there is reported, and each edge run would
     // repeat it.
-    const bool edges = every && buffers_.declaration().edge_values && r.passed();
-    if (edges) check_edge_values(buffers_, comparator_, host_, declared_output_rms(buffers_, comparator_), r);
+    const bool edges = every && buffers_.declaration().edge_values && run_passed(problems, outputs);
+    edge_check_result at_edges;
+    if (edges) at_edges = check_edge_values(buffers_, comparator_, host_, declared_output_rms(buffers_, comparator_));
+    append(problems, at_edges.found);
     // The last launch of the run on set 0's buffers as declared, as in a run without the moved buffers and
     // the edges: a kernel that keys a cache on its buffers' addresses meets the next run's inputs there.
-    if (checks.alignment || edges) rerun_and_match(held, 0, r.problems);
-    return r;
+    if (checks.alignment || edges) append(problems, rerun_and_match(held, 0));
+    return {seed, std::move(host_reference), std::move(problems), std::move(outputs), at_edges.runs};
   }
 
  private:
   // Runs the optimized kernel again on the same inputs (with `load` blocks per compute unit spinning on
-  // another stream, competing with it; 0: none) and reports outputs whose bits differ from `held`. True
-  // when some did.
-  bool rerun_and_match(const held_outputs& held, int load, std::vector<finding>& problems) {
+  // another stream, competing with it; 0: none); a finding for each output whose bits differ from `held`.
+  [[nodiscard]] std::vector<finding> rerun_and_match(const held_outputs& held, int load) {
+    std::vector<finding> problems;
     buffers_.prepare_outputs(side::optimized);
     if (load > 0) loads_.load(1e-3, load);
-    bool differed = false;
     buffers_.launch(side::optimized);
     buffers_.synchronize_devices();
     const bool required = buffers_.declaration().deterministic;
@@ -128,7 +137,6 @@ class correctness_run {
       std::size_t first = 0;
       const std::size_t differ = buffers_.differing_words(held, k, first);
       if (differ == 0) continue;
-      differed = true;
       const buffer_slot& slot = buffers_.output_slot(k);
       const std::size_t width = info(slot.type).size;
       problems.push_back(
@@ -140,23 +148,32 @@ class correctness_run {
                        required ? " (the case declares it deterministic)"
                                 : " (a race, or atomics reordering a reduction; declare deterministic() to make this fail)")});
     }
-    return differed;
+    return problems;
   }
 
-  // The shake: reruns while other work loads the device, up to three (48, 24 and 64 warps of load per
-  // compute unit: each interleaves the case's warps differently), until one shows other bits. A race
-  // that a quiet device hides shows in some of them; one rerun caught a block reduction missing a barrier
-  // in 5 of 6 checks on the H200.
-  void shake(const held_outputs& held, std::vector<finding>& problems) {
+  // Reruns while other work loads the device, up to three (48, 24 and 64 warps of load per compute unit:
+  // each interleaves the case's warps differently), until one shows other bits. A race that a quiet
+  // device hides shows in some of them; one rerun caught a block reduction missing a barrier in 5 of 6
+  // checks on the H200.
+  [[nodiscard]] std::vector<finding> rerun_under_load(const held_outputs& held) {
     for (const int load : {6, 3, 8}) {
-      if (rerun_and_match(held, load, problems)) return;
+      std::vector<finding> found = rerun_and_match(held, load);
+      if (!found.empty()) return found;
     }
+    return {};
   }
+
+  // What comparing both sides with the oracle gave: each output's figures, and what fails.
+  struct oracle_check {
+    std::vector<oracle_result> results;  // by output
+    std::vector<finding> found;
+  };
 
   // Both sides against the oracle on input set 0: a host computation in double, run as a host reference is.
-  void check_against_oracle(seed_result& r) {
+  [[nodiscard]] oracle_check check_against_oracle() {
+    oracle_check check;
     const declared_case& declaration = buffers_.declaration();
-    const std::vector<std::vector<double>> out_values = host_.run(buffers_.set_zero(), declaration.oracle);
+    const std::vector<std::vector<double>> out_values = host_.run(buffers_.first_input_set(), declaration.oracle);
     const double ratio = declaration.oracle_ratio;
     for (std::size_t k = 0; k < buffers_.output_count(); ++k) {
       const buffer_slot& slot = buffers_.output_slot(k);
@@ -172,9 +189,9 @@ class correctness_run {
       };
       oracle_result o{inexact(reference_side), inexact(optimized_side), reference_side.max_ulps, optimized_side.max_ulps, 0.0};
       o.allowed_inexact = ratio * o.reference_inexact + 0.001;
-      r.outputs[k].oracle = o;
+      check.results.push_back(o);
       if (o.optimized_inexact > o.allowed_inexact) {
-        r.problems.push_back(
+        check.found.push_back(
             {finding_kind::accuracy_loss,
              fmt::format("output '{}' is less accurate than the reference against the oracle (fp64 on the host): {:.3g}% "
                          "of its elements are not the correctly rounded value (worst {} apart), against the reference's "
@@ -183,6 +200,7 @@ class correctness_run {
                          o.reference_max_ulps, 100 * o.allowed_inexact, ratio)});
       }
     }
+    return check;
   }
 
   case_buffers& buffers_;

@@ -1,5 +1,5 @@
 // kbench/procedure/device_work.hpp: the procedure's device work for every element type (drawing inputs,
-// comparing outputs, perturbing a reference for the teeth probe), compiled once per program in translation
+// comparing outputs, perturbing a reference for the tolerance probe), compiled once per program in translation
 // units of their own (device_work_compare.hpp, device_work_compare_integers.hpp, device_work_fill.hpp),
 // which kbench.cmake compiles beside the rest of the procedure (procedure_impl.hpp), so that a project's
 // first build runs them in parallel. Here, what the rest of the procedure sees: declarations that these are

@@ -4,7 +4,7 @@
 
 #include "device_work.hpp"
 #include "random_kernels.hpp"
-#include "teeth.hpp"
+#include "tolerance_probe.hpp"
 
 namespace kbench {
 

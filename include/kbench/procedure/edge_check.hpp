@@ -84,15 +84,15 @@ namespace detail {
 
 // One edge run: input set 0 drawn as `run` says, the optimized kernel then the reference, every output
 // compared. Its findings (and those of its launches) name the run.
-inline void run_at_edge(case_buffers& buffers, output_comparator& comparator, host_computation& host,
-                        const edge_run& run, const std::vector<double>& declared_rms, std::vector<finding>& problems) {
-  std::vector<finding> found;
+[[nodiscard]] inline std::vector<finding> run_at_edge(case_buffers& buffers, output_comparator& comparator,
+                                                      host_computation& host, const edge_run& run,
+                                                      const std::vector<double>& declared_rms) {
   buffers.draw(buffers.seed(), &run);
-  run_side(buffers, side::optimized, found);
+  std::vector<finding> found = run_side(buffers, side::optimized);
   if (buffers.has_device_reference()) {
-    run_device_reference(buffers, comparator, found);
+    append(found, run_device_reference(buffers, comparator));
   } else {
-    run_host_reference(buffers, comparator, host, buffers.set_zero(), true, found);
+    append(found, run_host_reference(buffers, comparator, host, buffers.first_input_set(), true));
   }
   const std::string where = run.words();
   for (finding& f : found) f.text = where + ": " + f.text;
@@ -110,36 +110,42 @@ inline void run_at_edge(case_buffers& buffers, output_comparator& comparator, ho
                                    c.applied.description)});
     }
   }
-  problems.insert(problems.end(), found.begin(), found.end());
+  return found;
 }
+
+// What the edge runs found, and how many ran.
+struct edge_check_result {
+  std::vector<finding> found;
+  int runs = 0;
+};
 
 // Every edge run of the case (none where it opted out), up to the first that finds a problem; then input set
 // 0 as declared again, and the reference's expected values of it.
-inline void check_edge_values(case_buffers& buffers, output_comparator& comparator, host_computation& host,
-                              const std::vector<double>& declared_rms, seed_result& r) {
+[[nodiscard]] inline edge_check_result check_edge_values(case_buffers& buffers, output_comparator& comparator,
+                                                        host_computation& host, const std::vector<double>& declared_rms) {
+  edge_check_result result;
   std::vector<const buffer_slot*> drawn_slots;
   for (std::size_t k = 0; k < buffers.input_count(); ++k) drawn_slots.push_back(&buffers.input_slot(k));
   for (std::size_t k = 0; k < buffers.output_count(); ++k) {
     if (buffers.in_place(k)) drawn_slots.push_back(&buffers.output_slot(k));
   }
   const std::vector<edge_run> runs = edge_runs(drawn_slots, buffers.declaration().edge_values);
-  if (runs.empty()) return;
+  if (runs.empty()) return result;
   for (const edge_run& run : runs) {
-    const std::size_t before = r.problems.size();
-    run_at_edge(buffers, comparator, host, run, declared_rms, r.problems);
-    ++r.edge_runs;
-    bool failed = false;
-    for (std::size_t i = before; i < r.problems.size(); ++i) failed = failed || r.problems[i].fails();
-    if (failed) break;
+    const std::vector<finding> found = run_at_edge(buffers, comparator, host, run, declared_rms);
+    append(result.found, found);
+    ++result.runs;
+    if (any_failing(found)) break;
   }
-  std::vector<finding> unused;  // the declared run reported these already
+  // The declared run reported what these find already.
   buffers.draw(buffers.seed());
   if (buffers.has_device_reference()) {
-    run_side(buffers, side::reference, unused);
+    (void)run_side(buffers, side::reference);
     comparator.reference_ran();
   } else {
-    run_host_reference(buffers, comparator, host, buffers.set_zero(), true, unused);
+    (void)run_host_reference(buffers, comparator, host, buffers.first_input_set(), true);
   }
+  return result;
 }
 
 }  // namespace detail

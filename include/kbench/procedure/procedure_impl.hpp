@@ -11,42 +11,6 @@
 namespace kbench {
 namespace detail {
 
-std::vector<declared_buffer> declare_on_host(const case_registration& registration, const kbench::shape& s,
-                                             bool every_dimension_used) {
-  kernel_case c(registration.name(), s);
-  registration.function()(c);
-  const declared_case& case_declared = declared(c);
-  case_declared.validate();
-  if (every_dimension_used) {
-    for (const std::string& d : case_declared.unasked_dimensions()) {
-      throw usage_error("case '" + registration.name() + "' never asks for dimension '" + d + "' of shape {" +
-                        s.to_string() + "}");
-    }
-  }
-  return case_declared.declared_buffers();
-}
-
-std::vector<resource_bound> declared_resource_bounds(const case_registration& registration, const kbench::shape& s) {
-  kernel_case c(registration.name(), s);
-  registration.function()(c);
-  std::vector<resource_bound> bounds;
-  for (const auto& b : declared(c).resource_bounds) bounds.push_back(*b);
-  return bounds;
-}
-
-int declared_device_count(const case_registration& registration, const kbench::shape& s) {
-  kernel_case c(registration.name(), s);
-  registration.function()(c);
-  return declared(c).device_count();
-}
-
-declared_shape_facts declared_facts(const case_registration& registration, const kbench::shape& s) {
-  kernel_case c(registration.name(), s);
-  registration.function()(c);
-  const declared_case& case_declared = declared(c);
-  return {s, case_declared.elements(), case_declared.flags};
-}
-
 // The declared case as data for its canonical text: each side's kind of launch, each buffer with its
 // distribution (when drawn) and the tolerance it is compared with (when compared).
 inline declaration_facts facts_of(const declared_case& d, const case_registration& registration) {
@@ -80,10 +44,20 @@ inline declaration_facts facts_of(const declared_case& d, const case_registratio
   return f;
 }
 
-std::vector<std::string> declaration_lines(const case_registration& registration, const kbench::shape& s) {
+// The case function runs here once for every host-side question about the case at this shape.
+host_declaration declare_on_host(const case_registration& registration, const kbench::shape& s) {
   kernel_case c(registration.name(), s);
   registration.function()(c);
-  return declaration_lines(facts_of(declared(c), registration));
+  const declared_case& d = declared(c);
+  d.validate();
+  host_declaration h;
+  h.buffers = d.declared_buffers();
+  for (const auto& b : d.resource_bounds) h.resource_bounds.push_back(*b);
+  h.device_count = d.device_count();
+  h.facts = {s, d.elements(), d.flags};
+  h.lines = declaration_lines(facts_of(d, registration));
+  h.unasked_dimensions = d.unasked_dimensions();
+  return h;
 }
 
 std::string gpu_compiler() {
@@ -132,32 +106,35 @@ std::string device_fault(const std::vector<int>& ordinals) {
 
 const device_ceilings& device_ceilings_once() { return measured_ceilings(); }
 
-case_run::case_run(const case_registration& registration, const kbench::shape& s, const run_options& options)
-    : instance_(std::make_unique<case_instance>(registration, s, &options)) {}
+opened_case::opened_case(const case_registration& registration, const kbench::shape& s, const run_options& options)
+    : instance_(std::make_unique<case_on_devices>(registration, s, &options)) {}
 
-std::vector<int> case_run::devices() const { return instance_->devices().ordinals(); }
-bool case_run::devices_shared() const { return instance_->devices().shared(); }
-bool case_run::peer_access() const { return instance_->devices().peer_access(); }
+std::vector<int> opened_case::devices() const { return instance_->devices().ordinals(); }
+bool opened_case::devices_shared() const { return instance_->devices().shared(); }
+bool opened_case::peer_access() const { return instance_->devices().peer_access(); }
 
-case_run::~case_run() = default;
+opened_case::~opened_case() = default;
 
-case_census case_run::census(const run_options& options, const gpu_info& g) { return instance_->census(options, g); }
-
-// procedure.hpp's bools say whether this is a case's first seed (which also proves the test can fail), and
-// whether issue 23's additions run at any size.
-seed_result case_run::check(std::uint64_t seed, bool probe_teeth, bool additions_at_any_size) {
-  return instance_->check(seed, probe_teeth ? instance_->first_seed(additions_at_any_size) : correctness_checks::later_seed());
+case_census opened_case::census(const run_options& options, const gpu_info& g, const built_listing& built) {
+  return instance_->census(options, g, &built);
 }
 
-perf_outcome case_run::perf(const run_options& options, const gpu_info& g, const std::vector<std::uint64_t>& seeds) {
-  return run_perf_procedure(*instance_, options, g, seeds);
+// procedure.hpp's bools say whether this is a case's first seed (which also proves the test can fail), and
+// whether the extended checks run at any size.
+seed_result opened_case::check(std::uint64_t seed, bool first_seed, bool extended_at_any_size) {
+  return instance_->check(seed, first_seed ? instance_->first_seed(extended_at_any_size) : correctness_checks::later_seed());
+}
+
+perf_outcome opened_case::perf(const run_options& options, const gpu_info& g, const std::vector<std::uint64_t>& seeds,
+                            const built_listing& built) {
+  return run_perf_procedure(*instance_, options, g, seeds, &built);
 }
 
 }  // namespace detail
 
 seed_result check_case(const case_registration& registration, const kbench::shape& s, std::uint64_t seed,
                        const run_options* options) {
-  detail::case_instance instance(registration, s, options);
+  detail::case_on_devices instance(registration, s, options);
   return instance.check(seed, instance.first_seed());
 }
 
@@ -165,8 +142,8 @@ perf_outcome measure_case(const case_registration& registration, const kbench::s
                           std::uint64_t seed) {
   const gpu_info& g = gpu(options.device);
   if (!g.usable) throw error(g.reason);
-  detail::case_instance instance(registration, s, &options);
-  return detail::run_perf_procedure(instance, options, g, {seed});
+  detail::case_on_devices instance(registration, s, &options);
+  return detail::run_perf_procedure(instance, options, g, {seed}, nullptr);
 }
 
 const case_registration& find_case(const std::string& name) {

@@ -23,7 +23,8 @@ namespace detail {
 
 // Poison, launch, wait for the whole device (work left on other streams included), then check the
 // guards and the inputs.
-inline void run_side(case_buffers& buffers, side target, std::vector<finding>& problems) {
+[[nodiscard]] inline std::vector<finding> run_side(case_buffers& buffers, side target) {
+  std::vector<finding> problems;
   buffers.prepare_outputs(target);
   buffers.launch(target);
   buffers.synchronize();
@@ -31,6 +32,7 @@ inline void run_side(case_buffers& buffers, side target, std::vector<finding>& p
   buffers.check_guards(target, "", problems);
   buffers.check_padding(target, "", problems, false);
   buffers.report_modified_inputs(name_of(target), problems);
+  return problems;
 }
 
 // "the reference left 5 of 100 elements of output 'y' unwritten"
@@ -60,8 +62,8 @@ inline void report_unwritten(const buffer_slot& slot, std::size_t unwritten, con
 // arithmetic produces, so a poisoned element is an unwritten one. An integer poison is a plausible value:
 // confirmed by a second run under another poison, since an element the reference never writes holds each
 // poison in turn.
-inline void run_device_reference(case_buffers& buffers, output_comparator& comparator, std::vector<finding>& problems) {
-  run_side(buffers, side::reference, problems);
+[[nodiscard]] inline std::vector<finding> run_device_reference(case_buffers& buffers, output_comparator& comparator) {
+  std::vector<finding> problems = run_side(buffers, side::reference);
   comparator.reference_ran();
   const std::size_t outputs = buffers.output_count();
   std::vector<std::size_t> suspects(outputs, 0);
@@ -92,13 +94,15 @@ inline void run_device_reference(case_buffers& buffers, output_comparator& compa
   for (std::size_t k = 0; k < outputs; ++k) {
     report_unwritten(buffers.output_slot(k), suspects[k], "reference", "unwritten", problems);
   }
+  return problems;
 }
 
-// The host reference on the input set `set` (`set_zero`: input set 0, whose inputs are then checked
+// The host reference on the input set `set` (`first_set`: input set 0, whose inputs are then checked
 // against their snapshot); its results become the expected values, in fp64.
-inline void run_host_reference(case_buffers& buffers, output_comparator& comparator, host_computation& host,
-                               const input_set_view& set, bool set_zero, std::vector<finding>& problems,
-                               host_run* timed = nullptr) {
+[[nodiscard]] inline std::vector<finding> run_host_reference(case_buffers& buffers, output_comparator& comparator,
+                                                             host_computation& host, const input_set_view& set,
+                                                             bool first_set, host_run* timed = nullptr) {
+  std::vector<finding> problems;
   const std::vector<std::vector<double>> out_values = host.run(set, buffers.declaration().host_reference, timed);
   const double sentinel = sentinel_value();
   for (std::size_t k = 0; k < buffers.output_count(); ++k) {
@@ -111,11 +115,12 @@ inline void run_host_reference(case_buffers& buffers, output_comparator& compara
     std::memcpy(expected.bytes.data(), out_values[k].data(), expected.bytes.size());
     comparator.set_expected(k, std::move(expected));
   }
-  if (set_zero) {
+  if (first_set) {
     for (const std::string& name : buffers.modified_inputs()) {
       problems.push_back({finding_kind::input_modified, fmt::format("input '{}' changed during the host reference", name)});
     }
   }
+  return problems;
 }
 
 }  // namespace detail

@@ -25,8 +25,9 @@ namespace kbench {
 namespace detail {
 
 // Guards, padding and inputs after the timed launches.
-inline void check_timed_memory(case_buffers& buffers, timed_input_sets& sets, bool with_reference,
-                               std::vector<finding>& found) {
+[[nodiscard]] inline std::vector<finding> check_timed_memory(case_buffers& buffers, timed_input_sets& sets,
+                                                             bool with_reference) {
+  std::vector<finding> found;
   for (const side target : {side::reference, side::optimized}) {
     if (target == side::reference && !with_reference) continue;
     buffers.check_guards(target, "while timed, ", found);
@@ -45,6 +46,7 @@ inline void check_timed_memory(case_buffers& buffers, timed_input_sets& sets, bo
                                  "launches); inputs must be read-only",
                                  name)});
   }
+  return found;
 }
 
 // Memory kept in L2 through the cold flush (NVIDIA; AMD has no persisting L2): an access-policy window a
@@ -52,7 +54,8 @@ inline void check_timed_memory(case_buffers& buffers, timed_input_sets& sets, bo
 // or more L2 set aside for persisting accesses than when the case was opened (some drivers set some aside
 // by default: 11.25 MiB on the H200 of 2026-12-02). Every flush first sets persisting lines
 // back to normal (measure.hpp), but lines marked by a launch still queued survive that.
-inline void check_persisting_cache(case_buffers& buffers, std::vector<finding>& found) {
+[[nodiscard]] inline std::vector<finding> check_persisting_cache(case_buffers& buffers) {
+  std::vector<finding> found;
   for (const side target : {side::optimized, side::reference}) {
     const std::size_t bytes = buffers.launcher().access_window_bytes(target);
     if (bytes == 0) continue;
@@ -74,6 +77,7 @@ inline void check_persisting_cache(case_buffers& buffers, std::vector<finding>& 
                                  "the case set more aside, which keeps memory cached through the cold flush",
                                  bytes / 1048576.0, devices.ordinal(d), before / 1048576.0)});
   }
+  return found;
 }
 
 // Output k of launch `launch` against the reference's on the same input set (`expected`: the device
@@ -93,19 +97,18 @@ inline comparison compare_timed_output(case_buffers& buffers, output_comparator&
 
 // Launch `launch` of the sample just run, checked: the optimized kernel's outputs against the reference's
 // on the same input set (the device reference's outputs of the same launch, or the host reference run on
-// that set), and the padding of its working copies. `where` names the launch. False when it found anything.
-inline bool check_timed_launch(case_buffers& buffers, output_comparator& comparator, host_computation& host,
-                               timed_input_sets& sets, bool with_reference, int launch, const std::string& where,
-                               std::vector<finding>& found) {
-  std::vector<finding> problems;
+// that set), and the padding of its working copies. `where` names the launch. Empty when the launch was right.
+[[nodiscard]] inline std::vector<finding> check_timed_launch(case_buffers& buffers, output_comparator& comparator,
+                                                             host_computation& host, timed_input_sets& sets,
+                                                             bool with_reference, int launch, const std::string& where) {
+  std::vector<finding> problems, found;
   if (with_reference) {
     comparator.reference_ran();
   } else {
-    run_host_reference(buffers, comparator, host, sets.input_set(launch), false, problems);
+    problems = run_host_reference(buffers, comparator, host, sets.input_set(launch), false);
   }
   for (finding& p : problems) found.push_back({p.kind, fmt::format("in a checked timed launch ({}), {}", where, p.text)});
-  if (!problems.empty()) return false;
-  bool agreed = true;
+  if (!problems.empty()) return found;
   for (std::size_t k = 0; k < buffers.output_count(); ++k) {
     const void* actual = sets.output_of(side::optimized, k, launch);
     const void* expected = with_reference ? sets.output_of(side::reference, k, launch) : nullptr;
@@ -116,7 +119,6 @@ inline bool check_timed_launch(case_buffers& buffers, output_comparator& compara
                        fmt::format("a timed launch of the optimized kernel ({}, input set {}) disagrees with the "
                                    "reference on the same inputs, output '{}': {}",
                                    where, launch + 1, slot.name, c.reasons.empty() ? std::string("failed") : c.reasons.front())});
-      agreed = false;
     }
     if (!sets.in_copy(k) || buffers.in_place(k)) continue;  // the case's own outputs: the audit checks their padding
     const current_device here = buffers.on(slot);
@@ -125,10 +127,9 @@ inline bool check_timed_launch(case_buffers& buffers, output_comparator& compara
       found.push_back({finding_kind::stray_write, fmt::format("in a checked timed launch ({}), the optimized kernel wrote "
                                                               "into the padding of output '{}': {}",
                                                               where, slot.name, changed)});
-      agreed = false;
     }
   }
-  return agreed;
+  return found;
 }
 
 }  // namespace detail

@@ -47,34 +47,40 @@ class timed_checks {
 
   // After a sample ran (its outputs still in place; `timed_seconds`: both sides' timed regions): the
   // launches drawn for checking, checked; `last`: the run's last sample, of which one launch always is.
-  // Once a launch was found wrong, no more are checked.
-  void after_sample(timed_input_sets& sets, double timed_seconds, bool last, std::vector<finding>& found) {
+  // Once a launch was found wrong, no more are checked. Returns what the checks found.
+  [[nodiscard]] std::vector<finding> after_sample(timed_input_sets& sets, double timed_seconds, bool last) {
     ++samples_;
     const std::vector<int> chosen = sampler_.choose(candidates_, timed_seconds, last);
-    if (chosen.empty() || wrong_) return;
+    if (chosen.empty() || wrong_) return {};
     const auto start = std::chrono::steady_clock::now();
     int checked = 0;
+    std::vector<finding> found;
     for (const int candidate : chosen) {
       const int launch = launches_ - candidates_ + candidate;  // the last candidates_ of the sample
       ++checked;
-      wrong_ = !check_timed_launch(buffers_, comparator_, host_, sets, with_reference_, launch, where(launch), found);
+      found = check_timed_launch(buffers_, comparator_, host_, sets, with_reference_, launch, where(launch));
+      wrong_ = !found.empty();
       if (wrong_) break;
     }
     sampler_.checked(checked, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return found;
   }
 
   // After a single timed launch of the optimized kernel on launch 0's input set (the latency and
   // seen-inputs launches, seconds `timed_seconds`): drawn for checking like any other; when drawn, the
   // reference runs on the same set (untimed) and the outputs are compared. `what` names the launch.
-  void after_single(timed_input_sets& sets, double timed_seconds, const char* what, std::vector<finding>& found) {
+  // Returns what the check found.
+  [[nodiscard]] std::vector<finding> after_single(timed_input_sets& sets, double timed_seconds, const char* what) {
     ++singles_;
-    if (!with_reference_ || wrong_ || sampler_.choose(1, timed_seconds, false).empty()) return;
+    if (!with_reference_ || wrong_ || sampler_.choose(1, timed_seconds, false).empty()) return {};
     const auto start = std::chrono::steady_clock::now();
     sets.restore_in_place(side::reference, 1);
     sets.launch(side::reference, 0);
     buffers_.synchronize();
-    wrong_ = !check_timed_launch(buffers_, comparator_, host_, sets, true, 0, what, found);
+    std::vector<finding> found = check_timed_launch(buffers_, comparator_, host_, sets, true, 0, what);
+    wrong_ = !found.empty();
     sampler_.checked(1, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return found;
   }
 
   // How many launches were timed and checked, and what that catches.

@@ -20,6 +20,16 @@
 namespace kbench {
 namespace detail {
 
+// What the samples come to once sampling has stopped: how well the medians are known, the clocks over the
+// samples, and the findings on throttling.
+struct sampling_summary {
+  bool precise = false;  // the stop rule's precision reached, with the samples it judged
+  double optimized_precision = 0.0;
+  double reference_precision = 0.0;
+  sample_clocks clocks;
+  std::vector<finding> found;
+};
+
 class timed_samples {
  public:
   timed_samples(hipStream_t s, const gpu_info& g, const run_options& o, bool with_reference)
@@ -64,22 +74,25 @@ class timed_samples {
 
   // Once sampling has stopped: the throttled samples too when too few ran unthrottled (after the others,
   // and then the medians' precisions are theirs, not the rule's), and the clocks with their statistics and
-  // findings, into `t`.
-  void finish(const stop_rule& rule, timing_result& t) {
+  // findings.
+  [[nodiscard]] sampling_summary finish(const stop_rule& rule) {
     const std::size_t unthrottled = optimized_.size();
     const bool join = !throttled_.empty() && unthrottled < throttle_rule::fewest_kept;
     if (join) {
       clocks_.throttled_kept = true;
       for (const clocked& s : throttled_) keep(s);
     }
-    t.precise = rule.precise() && !join;
-    t.optimized_precision = join ? median_relative_precision(optimized_) : rule.optimized_precision();
-    t.reference_precision = !join ? rule.reference_precision() : reference_.empty() ? 0.0 : median_relative_precision(reference_);
-    for (finding& f : throttle_.findings(clocks_, unthrottled)) t.findings.push_back(std::move(f));
+    sampling_summary summary;
+    summary.precise = rule.precise() && !join;
+    summary.optimized_precision = join ? median_relative_precision(optimized_) : rule.optimized_precision();
+    summary.reference_precision =
+        !join ? rule.reference_precision() : reference_.empty() ? 0.0 : median_relative_precision(reference_);
+    summary.found = throttle_.findings(clocks_, unthrottled);
     clocks_.optimized = summarize_clocks(clocks_.optimized_hz);
     clocks_.reference = summarize_clocks(clocks_.reference_hz);
     clocks_.speedup_in_cycles = speedup_in_cycles(reference_, clocks_.reference_hz, optimized_, clocks_.optimized_hz);
-    t.clocks = clocks_;
+    summary.clocks = clocks_;
+    return summary;
   }
 
  private:

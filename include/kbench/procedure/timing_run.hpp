@@ -29,19 +29,20 @@
 // them, and when the optimized kernel goes first they hold another input set's values, which a kernel that
 // copies them gets wrong.
 //
-// The run measures; judge.hpp decides what the measurements mean.
+// Each step returns what it measured and found; run() puts the measurements together once, at the end,
+// and judge.hpp decides what they mean.
 #pragma once
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "../decisions/judge.hpp"
 #include "../decisions/run_options.hpp"
 #include "../decisions/stop_rule.hpp"
 #include "../decisions/timing_plan.hpp"
@@ -59,6 +60,7 @@
 #include "timed_checks.hpp"
 #include "timed_input_sets.hpp"
 #include "timed_samples.hpp"
+#include "timing_steps.hpp"
 
 namespace kbench {
 namespace detail {
@@ -67,57 +69,6 @@ namespace detail {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The end of every timing method's description: how the timed launches' inputs are drawn.
-[[nodiscard]] inline std::string input_sets_method(const timing_result& t) {
-  return fmt::format("; before each sample, {} input set{} of {:.4g} MiB drawn anew (untimed){}", t.input_sets,
-                     t.input_sets > 1 ? "s" : "", t.input_set_bytes / 1048576.0,
-                     t.launches_per_sample > 1 ? ", one per launch" : "");
-}
-
-// Statistics of both kernels and the speedup's interval, from a run's samples.
-inline void summarize_samples(timing_result& t, const std::vector<double>& optimized, const std::vector<double>& reference,
-                              const std::vector<double>& idle_waits, bool with_reference) {
-  t.optimized = summarize(optimized);
-  t.optimized_samples = optimized;
-  t.reference_samples = reference;
-  t.idle_wait = summarize(idle_waits).median;
-  if (with_reference) {
-    t.reference = summarize(reference);
-    t.speedup = t.reference->median / t.optimized.median;
-    t.speedup_interval = ratio_of_medians_interval(reference, optimized);
-  }
-}
-
-// Host time of one step of the run, for the report of where a run's wall time goes.
-template <class Step>
-void timed_stage(stage_times& stages, const char* name, Step&& step) {
-  stages.push_back({name, host_seconds(step)});
-}
-
-// How cold and hot mode take their samples (batch_graphs.hpp says batch mode's).
-[[nodiscard]] inline std::string sampling_method(timing_mode mode, std::size_t flush_bytes) {
-  if (mode == timing_mode::cold) {
-    return fmt::format("cold: a {} MiB read evicts the caches before each launch; one launch per event pair; "
-                       "reference and optimized interleaved, in an order drawn per sample",
-                       flush_bytes >> 20);
-  }
-  return "hot: no cache flush; one launch per event pair, queued behind a 20 us spin kernel; reference and "
-         "optimized interleaved, in an order drawn per sample";
-}
-
-// Input set 0's outputs of the optimized kernel as every launch of it starts: poison, or the drawn values
-// in place.
-inline void prepare_set_zero(case_buffers& buffers) {
-  for (std::size_t k = 0; k < buffers.output_count(); ++k) {
-    if (!buffers.in_place(k)) buffers.poison_output(side::optimized, k);
-  }
-  buffers.restore_in_place(side::optimized);
-}
-
-inline constexpr const char* gate_timed_out_note =
-    "a launch function waited for the device while a sample was being enqueued: from then on each side is "
-    "queued behind a 20 us spin only, so a launch cost longer than that is timed";
-
 // Holds the case's buffers, its comparator and its host computation (the audit's host reference); owns
 // the timed input sets and the other GPUs' flushes for the length of the run.
 class timing_run {
@@ -125,38 +76,33 @@ class timing_run {
   timing_run(case_buffers& buffers, output_comparator& comparator, host_computation& host, const run_options& options,
              const gpu_info& g, const device_ceilings& ceilings)
       : buffers_(buffers), comparator_(comparator), host_(host), options_(options), gpu_(g), ceilings_(ceilings),
-        spin_(buffers.stream()), gate_(spin_.cycles_per_second()),
-        with_reference_(buffers.has_device_reference()), samples_(buffers.stream(), g, options, with_reference_),
-        flushes_(buffers.devices()) {
-    t_.warmup = options.warmup;
-    t_.work = buffers.declaration().work;
-    t_.expectations = buffers.declaration().expectations;
-    t_.precision_target = options.precision;
-  }
+        spin_(buffers.stream()), gate_(spin_.cycles_per_second()), with_reference_(buffers.has_device_reference()),
+        samples_(buffers.stream(), g, options, with_reference_), flushes_(buffers.devices()) {}
 
-  [[nodiscard]] timing_result run() {
-    timed_stage(t_.stage_seconds, "warm-up", [&] { warm_up(); });
-    timed_stage(t_.stage_seconds, "set-up", [&] {
+  [[nodiscard]] timing_measurements run() {
+    timing_steps steps;
+    stage_times& stages = steps.stages;
+    timed_step(stages, "warm-up", [&] { warm_up(); });
+    steps.setup = timed_step(stages, "set-up", [&] {
       choose_mode();
-      draw_input_sets();
-      prepare_mode();
+      return prepare_mode(draw_input_sets());
     });
-    timed_stage(t_.stage_seconds, "sampling", [&] { sample_until_stopped(); });
-    timed_stage(t_.stage_seconds, "audit", [&] { audit_timed_memory(); });
-    summarize_samples(t_, samples_.optimized(), samples_.reference(), waits_, with_reference_);
-    timed_stage(t_.stage_seconds, "latency", [&] { measure_latency(); });
+    steps.sampled = timed_step(stages, "sampling", [&] { return sample_until_stopped(); });
+    steps.optimized_samples = samples_.optimized();
+    steps.reference_samples = samples_.reference();
+    steps.audit = timed_step(stages, "audit", [&] { return audit_timed_memory(); });
+    steps.statistics = summarize_samples(samples_.optimized(), samples_.reference(), steps.sampled.idle_waits, with_reference_);
+    steps.latency = timed_step(stages, "latency", [&] { return measure_latency(steps.setup, steps.statistics.optimized.median); });
     // Work the timed stream did not see (another stream, or started after the launch returned) keeps the
     // device busy on the host's clock.
-    timed_stage(t_.stage_seconds, "unseen work", [&] {
-      t_.launch_wall = launch_wall_time([&] { sets_->prepare_outputs(side::optimized, 1); },
-                                        [&] { sets_->launch(side::optimized, 0); });
+    steps.launch_wall = timed_step(stages, "unseen work", [&] {
+      return launch_wall_time([&] { sets_->prepare_outputs(side::optimized, 1); }, [&] { sets_->launch(side::optimized, 0); });
     });
-    check_persisting_cache(buffers_, t_.findings);
-    t_.checks = checks_->summary();
-    checks_.reset();
+    steps.kept_in_cache = check_persisting_cache(buffers_);
+    steps.checks = checks_->summary();
+    checks_.reset();  // before the input sets it checks
     sets_.reset();
-    judge_timing(t_, {gpu_.l2_bytes, ceilings_.copy, ceilings_.floor, ceilings_.compute});
-    return t_;
+    return assemble_measurements(std::move(steps), buffers_.declaration(), options_);
   }
 
  private:
@@ -167,7 +113,7 @@ class timing_run {
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < options_.warmup || host_seconds_since(start) < options_.warmup_time; ++i) {
       buffers_.restore_in_place(side::reference);
-      prepare_set_zero(buffers_);
+      prepare_first_set_outputs(buffers_);
       if (with_reference_) buffers_.launch(side::reference);
       buffers_.launch(side::optimized);
       buffers_.synchronize();
@@ -176,7 +122,7 @@ class timing_run {
 
   void choose_mode() {
     auto hot_start = [&] {
-      prepare_set_zero(buffers_);
+      prepare_first_set_outputs(buffers_);
       flushes_.before_timed(nullptr);
       spin_.enqueue(stream(), 20e-6);
     };
@@ -184,39 +130,44 @@ class timing_run {
     mode_ = plan_mode(options_, summarize(pilot).median);
   }
 
-  void draw_input_sets() {
-    const std::size_t set_bytes = timed_input_sets::bytes_per_set(buffers_);
-    t_.input_set_bytes = static_cast<double>(set_bytes);
+  [[nodiscard]] timing_setup draw_input_sets() {
+    timing_setup setup;
+    setup.mode = mode_.mode;
+    setup.set_bytes = timed_input_sets::bytes_per_set(buffers_);
     std::size_t free_bytes = 0, total_bytes = 0;
     KBENCH_HIP_CHECK(hipMemGetInfo(&free_bytes, &total_bytes));
     // Each set twice over: the sets, and the values their cheap redraws rearrange.
-    const input_set_plan plan = plan_input_sets(options_, set_bytes, flush(), free_bytes / 2, mode_);
-    t_.input_sets = plan.sets;
-    t_.input_sets_wanted = plan.wanted;
-    t_.mode = mode_.mode;
-    t_.launches_per_sample = per_sample_ = plan.launches_per_sample;
+    setup.sets = plan_input_sets(options_, setup.set_bytes, flush(), free_bytes / 2, mode_);
+    const input_set_plan& plan = setup.sets;
+    per_sample_ = plan.launches_per_sample;
     // Batch mode's output copies (timing_plan.hpp), in what the sets, their sources and copies leave.
-    const std::size_t sets_bytes = 4 * static_cast<std::size_t>(plan.sets) * set_bytes;
+    const std::size_t sets_bytes = 4 * static_cast<std::size_t>(plan.sets) * setup.set_bytes;
     const std::size_t left = free_bytes > sets_bytes ? (free_bytes - sets_bytes) / 2 : 0;
     output_copies_ = timed_input_sets::plan_copies(buffers_, per_sample_, gpu_.l2_bytes, left);
     sets_.emplace(buffers_, plan.sets, output_copies_);  // drawn before each sample, from the first on
     checks_.emplace(buffers_, comparator_, host_, per_sample_, output_copies_);
+    return setup;
   }
 
-  void prepare_mode() {
+  [[nodiscard]] timing_setup prepare_mode(timing_setup setup) {
     switch (mode_.mode) {
       case timing_mode::cold:
         flush_.emplace(flush(), std::max(gpu_.multiprocessors, 1));
-        t_.method = sampling_method(mode_.mode, flush_->bytes());
+        setup.method = sampling_method(mode_.mode, flush_->bytes());
         break;
-      case timing_mode::hot: t_.method = sampling_method(mode_.mode, 0); break;
-      default: graphs_.capture(stream(), *sets_, with_reference_, per_sample_, t_); break;
+      case timing_mode::hot: setup.method = sampling_method(mode_.mode, 0); break;
+      default: {
+        captured_graphs captured = graphs_.capture(stream(), *sets_, with_reference_, per_sample_);
+        setup.method = std::move(captured.method);
+        setup.reference_graph_operations = captured.reference_operations;
+        setup.optimized_graph_operations = captured.optimized_operations;
+        setup.found = std::move(captured.found);
+        break;
+      }
     }
-    t_.method += input_sets_method(t_);
+    setup.method += input_sets_method(setup.sets, setup.set_bytes);
+    return setup;
   }
-
-  // Every timed input set drawn anew for the latency launches (fresh: from the generator).
-  void redraw(bool fresh = false) { sets_->redraw(static_cast<std::uint64_t>(++draws_), fresh); }
 
   // The launches of one side in one sample, between that side's events, queued behind the flush (of
   // every device of the case) or a spin so that the launch overhead is not timed; clock stamps around all.
@@ -236,8 +187,9 @@ class timing_run {
   }
 
   // Reference and optimized back to back, in an order drawn for this sample, so that clock and thermal
-  // drift hit both; both queued behind the gate before either starts. Returns both sides' timed seconds.
-  double sample() {
+  // drift hit both; both queued behind the gate before either starts. Returns both sides' timed seconds;
+  // the device's wait after the sample goes to `sampled`, and so does the note when the gate opened by itself.
+  double sample(sampled_run& sampled) {
     ++draws_;
     const bool optimized_first = checks_->optimized_first() || !with_reference_;
     {
@@ -249,13 +201,13 @@ class timing_run {
     }
     optimized_events_.wait();
     if (with_reference_) reference_events_.wait();
-    waits_.push_back(device_idle_wait());
+    sampled.idle_waits.push_back(device_idle_wait());
     sets_->fingerprint_after_launches();  // the last side's, once the device is idle (the wait times it alone)
     const double reference = with_reference_ ? reference_events_.seconds() : 0.0;
     samples_.add(optimized_events_.seconds() / per_sample_, reference / per_sample_);
     if (gated_ && gate_.timed_out()) {
       gated_ = false;
-      t_.findings.push_back({finding_kind::note, gate_timed_out_note});
+      sampled.found.push_back({finding_kind::note, gate_timed_out_note});
     }
     return optimized_events_.seconds() + reference;
   }
@@ -285,38 +237,42 @@ class timing_run {
 
   // Samples until the stop rule says so; after each, launches drawn at random are checked (the last
   // sample's always: the rule decides only after a sample ran).
-  void sample_until_stopped() {
+  [[nodiscard]] sampled_run sample_until_stopped() {
+    sampled_run sampled;
     stop_rule rule(options_);
     const auto start = std::chrono::steady_clock::now();
     bool stop = false;
     while (!stop) {
-      const double timed_seconds = sample();
+      const double timed_seconds = sample(sampled);
       stop = rule.should_stop(samples_.optimized(), samples_.reference(), host_seconds_since(start), samples_.taken());
-      checks_->after_sample(*sets_, timed_seconds, stop, t_.findings);
+      append(sampled.found, checks_->after_sample(*sets_, timed_seconds, stop));
     }
-    samples_.finish(rule, t_);
+    sampled.summary = samples_.finish(rule);
+    return sampled;
   }
 
   // What the timed launches did to memory besides their outputs (timed_audit.hpp).
-  void audit_timed_memory() {
+  [[nodiscard]] std::vector<finding> audit_timed_memory() {
     buffers_.synchronize_devices();
-    check_timed_memory(buffers_, *sets_, with_reference_, t_.findings);
+    return check_timed_memory(buffers_, *sets_, with_reference_);
   }
 
   // Cold launches of the optimized kernel, alternately on fresh inputs and on the inputs of the launch
   // just before: the latency (one cold launch less the event-pair floor; cold mode's samples are such
-  // launches already), and whether the kernel is faster on inputs it has seen.
-  void measure_latency() {
+  // launches already: `sampled_median` is theirs), and whether the kernel is faster on inputs it has seen.
+  [[nodiscard]] latency_figures measure_latency(const timing_setup& setup, double sampled_median) {
+    latency_figures l;
     const cache_flush cold(flush(), std::max(gpu_.multiprocessors, 1));
     std::vector<double> fresh, seen;
     auto single = [&](std::vector<double>& into) {
       sets_->prepare_outputs(side::optimized, 1);
       flushes_.before_timed(&cold);
       into.push_back(optimized_events_.time(stream(), [&] { sets_->launch(side::optimized, 0); }));
-      checks_->after_single(*sets_, into.back(), &into == &fresh ? "a latency launch" : "a seen-inputs launch", t_.findings);
+      append(l.found, checks_->after_single(*sets_, into.back(),
+                                            &into == &fresh ? "a latency launch" : "a seen-inputs launch"));
     };
     for (int i = 0; i < seen_pairs; ++i) {
-      redraw(true);
+      sets_->redraw(static_cast<std::uint64_t>(++draws_), true);  // every set drawn anew, from the generator
       single(fresh);
       single(seen);
       sets_->fingerprint_after_launches();  // keeps the sums paired (the audit has checked them already)
@@ -325,19 +281,20 @@ class timing_run {
     // queued behind a spin.
     std::vector<double> hot;
     for (int i = 0; i < seen_pairs; ++i) {
-      redraw();
+      sets_->redraw(static_cast<std::uint64_t>(++draws_), false);
       sets_->prepare_outputs(side::optimized, 1);
       flushes_.before_timed(nullptr);
       spin_.enqueue(stream(), 20e-6);
       hot.push_back(optimized_events_.time(stream(), [&] { sets_->launch(side::optimized, 0); }));
-      checks_->after_single(*sets_, hot.back(), "a hot latency launch", t_.findings);
+      append(l.found, checks_->after_single(*sets_, hot.back(), "a hot latency launch"));
       sets_->fingerprint_after_launches();
     }
-    t_.hot_latency = std::max(summarize(hot).median - ceilings_.floor.events_only, 0.0);
-    t_.fresh_launch = summarize(fresh).median;
-    t_.seen_launch = summarize(seen).median;
-    t_.single_launch = mode_.mode == timing_mode::cold && per_sample_ == 1 ? t_.optimized.median : t_.fresh_launch;
-    t_.latency = std::max(t_.single_launch - ceilings_.floor.events_only, 0.0);
+    l.hot_latency = std::max(summarize(hot).median - ceilings_.floor.events_only, 0.0);
+    l.fresh_launch = summarize(fresh).median;
+    l.seen_launch = summarize(seen).median;
+    l.single_launch = setup.mode == timing_mode::cold && per_sample_ == 1 ? sampled_median : l.fresh_launch;
+    l.latency = std::max(l.single_launch - ceilings_.floor.events_only, 0.0);
+    return l;
   }
 
   static constexpr int seen_pairs = 9;  // fresh and seen cold launches, alternately
@@ -356,7 +313,6 @@ class timing_run {
   device_flushes flushes_;
   std::optional<timed_input_sets> sets_;
   std::optional<timed_checks> checks_;
-  timing_result t_;
   mode_plan mode_;
   int per_sample_ = 1;
   int output_copies_ = 1;  // of the outputs, written in turn by the launches of a sample
@@ -364,7 +320,6 @@ class timing_run {
   event_pair reference_events_, optimized_events_;
   std::optional<cache_flush> flush_;
   batch_graphs graphs_;
-  std::vector<double> waits_;
 };
 
 }  // namespace detail

@@ -19,12 +19,6 @@
 namespace kbench {
 namespace detail {
 
-inline void fail_benchmark(benchmark::State& state, case_record& record, const std::string& why) {
-  record.verdict = case_verdict::fail;
-  if (record.message.empty()) record.message = why;
-  state.SkipWithError(why.c_str());
-}
-
 // The figures of a perf outcome as the framework's counters.
 inline void set_counters(benchmark::State& state, const perf_outcome& outcome) {
   if (outcome.timing) {
@@ -64,64 +58,62 @@ inline void set_counters(benchmark::State& state, const perf_outcome& outcome) {
 // the optimized median.
 class perf_mode : public case_mode {
  public:
-  perf_mode(benchmark::State& state, const run_options& options) : state_(state), options_(options) {}
+  perf_mode(program_run& run, benchmark::State& state, const run_options& options)
+      : run_(run), state_(state), options_(options) {}
 
-  void not_run(case_record& record) override {
-    const char* what = record.verdict == case_verdict::filtered ? "filtered: " : "skipped: ";
-    state_.SkipWithError((what + record.message).c_str());
-  }
   // Once per program, and not part of any case's wall time.
   void prepare(const gpu_info&) override {
     const device_ceilings& ceilings = device_ceilings_once();
-    run_record& run = journal();
-    run.copy = ceilings.copy;
-    run.timer_floor = ceilings.floor;
-    run.compute_peaks = ceilings.compute;
-    run.clock_setting = ceilings.clock_setting;
-    run.ceilings_seconds = ceilings.seconds;
+    run_record& results = run_.results;
+    results.copy = ceilings.copy;
+    results.timer_floor = ceilings.floor;
+    results.compute_peaks = ceilings.compute;
+    results.clock_setting = ceilings.clock_setting;
+    results.ceilings_seconds = ceilings.seconds;
     (void)built_resources();  // the census's figures of the build
   }
-  void run(case_run& instance, const gpu_info& g, case_record& record) override {
-    perf_outcome outcome;
+  case_work run(opened_case& instance, const gpu_info& g, const case_record& started) override {
+    case_work work;
     for (auto _ : state_) {
-      outcome = instance.perf(options_, g, seeds_for_run(options_));
-      state_.SetIterationTime(outcome.timing ? outcome.timing->optimized.median : 0.0);
+      work.perf = instance.perf(options_, g, seeds_for_run(options_), built_resources());
+      state_.SetIterationTime(work.perf->timing ? work.perf->timing->optimized.median : 0.0);
     }
-    record.checks.push_back(outcome.before);
-    if (outcome.after) record.checks.push_back(*outcome.after);
-    record.timing = outcome.timing;
-    record.census = outcome.census;
-    if (record.census) join_built_resources(*record.census, g.arch);
-    record.stage_seconds = outcome.stage_seconds;
+    if (!work.perf) return work;  // the framework ran no iteration: decide_case makes that an error
+    const perf_outcome& outcome = *work.perf;
     for (const seed_result* r : {&outcome.before, outcome.after ? &*outcome.after : nullptr}) {
-      if (r && !r->passed()) std::fputs(format_seed_result(record.case_name, record.shape, *r).c_str(), stdout);
+      if (r && !r->passed()) std::fputs(format_seed_result(started.case_name, started.shape, *r).c_str(), stdout);
     }
     set_counters(state_, outcome);
-    print_figures(record);
-    const std::string failure = outcome.failure();
-    if (!failure.empty()) return fail_benchmark(state_, record, failure);
-    record.verdict = case_verdict::pass;
+    return work;
   }
-  void failed(const std::exception& e, const case_record& record) override {
-    fmt::print("FAIL {}: {}\n", case_label(record.case_name, record.shape), e.what());
-    state_.SkipWithError(e.what());
+  void finished(const case_record& record) override {
+    print_figures(record);
+    if (record.verdict != case_verdict::pass) state_.SkipWithError(record.message.c_str());
+  }
+  void not_run(const case_record& record) override {
+    const char* what = record.verdict == case_verdict::filtered ? "filtered: " : "skipped: ";
+    state_.SkipWithError((what + record.message).c_str());
+  }
+  void failed(const std::exception_ptr&, const case_record& record) override {
+    fmt::print("FAIL {}: {}\n", case_label(record.case_name, record.shape), record.message);
+    state_.SkipWithError(record.message.c_str());
   }
 
  private:
   // The case's figures as it finishes, under the run's header (the device's ceilings) before the first: a
   // process that a later case ends (supervisor.hpp) has printed them already.
-  static void print_figures(const case_record& record) {
-    static bool header_printed = false;
-    const run_record& run = journal();
-    if (!run.copy || (!record.timing && !record.census)) return;
-    if (!header_printed) fmt::print("{}", format_perf_header(run));
-    header_printed = true;
+  void print_figures(const case_record& record) {
+    const run_record& results = run_.results;
+    if (!results.copy || (!record.timing && !record.census)) return;
+    if (!run_.perf_header_printed) fmt::print("{}", format_perf_header(results));
+    run_.perf_header_printed = true;
     const std::string label = case_label(record.case_name, record.shape);
     if (record.timing) fmt::print("{}", format_timing(label, *record.timing, record.stage_seconds));
     if (record.census) fmt::print("{}", format_census(label, *record.census));
     std::fflush(stdout);
   }
 
+  program_run& run_;
   benchmark::State& state_;
   const run_options& options_;
 };
@@ -159,7 +151,7 @@ class quiet_reporter : public benchmark::BenchmarkReporter {
   void ReportRuns(const std::vector<Run>&) override {}
 };
 
-int run_perf(const char* program, run_options& options) {
+int run_perf(program_run& run, const char* program, run_options& options) {
   std::vector<char*> argv = argv_for(program, options.passthrough);
   int argc = static_cast<int>(argv.size() - 1);
   benchmark::Initialize(&argc, argv.data());
@@ -168,16 +160,16 @@ int run_perf(const char* program, run_options& options) {
     for (const kbench::shape& s : run_shapes(reg, options)) {
       // One iteration holds kbench's whole adaptive measurement; its time is the optimized median.
       benchmark::RegisterBenchmark(case_label(reg.name(), s).c_str(),
-                                   [&reg, s, &options](benchmark::State& state) {
-                                     perf_mode mode(state, options);
-                                     run_case(reg, s, options, mode);
+                                   [&run, &reg, s, &options](benchmark::State& state) {
+                                     perf_mode mode(run, state, options);
+                                     (void)run_case_at_shape(run, reg, s, options, mode);
                                    })
           ->UseManualTime()
           ->Iterations(1)
           ->Unit(benchmark::kMicrosecond);
     }
   }
-  begin_tests(filtered_benchmarks(options));
+  begin_tests(run, filtered_benchmarks(options));
   const bool framework_table = std::any_of(options.passthrough.begin(), options.passthrough.end(), [](const std::string& a) {
     return a.rfind("--benchmark_format", 0) == 0;
   });
@@ -188,8 +180,8 @@ int run_perf(const char* program, run_options& options) {
     benchmark::RunSpecifiedBenchmarks(&quiet);
   }
   benchmark::Shutdown();
-  for (const case_record& c : journal().cases) fmt::print("{}", format_case_outcome(c));
-  return finish(program, options, 0);
+  for (const case_record& c : run.results.cases) fmt::print("{}", format_case_outcome(c));
+  return finish(run, program, options, 0);
 }
 
 }  // namespace detail

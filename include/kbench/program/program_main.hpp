@@ -69,13 +69,13 @@ inline std::string json_line(const nlohmann::ordered_json& j) {
 
 std::string case_json_line(const case_record& record) { return json_line(case_json(record)); }
 
-int finish(const char* program, const run_options& options, int framework_status) {
-  const run_record& run = journal();
+int finish(program_run& whole_run, const char* program, const run_options& options, int framework_status) {
+  const run_record& run = whole_run.results;
   // One document, built once, for every writer.
   const bool written = !options.json_path.empty() || wants_tables(options);
   const nlohmann::ordered_json document = written ? results_document(run) : nlohmann::ordered_json();
   if (!options.json_path.empty()) write_json_document(document, run.mode, options.json_path, program);
-  progress().end();
+  whole_run.progress.end();
   if (write_tables_and_compare(run.mode, document, options)) {
     fmt::print("kbench: a regression against the baseline (above): a case slower beyond {:.3g}%, failing now, or "
                "whose reference moved (--intended-change if the test changed on purpose)\n",
@@ -110,22 +110,24 @@ int finish(const char* program, const run_options& options, int framework_status
 // each declaration on the host (no GPU needed), so a broken declaration is an error here too, naming the
 // case and shape; so is a registered shape with a dimension the case never asks for (its label would name a
 // shape that is not what ran).
-inline int run_list(const run_options& options) {
+inline int run_list(program_run& run, const run_options& options) {
   for (const case_registration& reg : registered_cases()) {
     std::vector<std::pair<kbench::shape, std::string>> listed;
     for (const kbench::shape& s : run_shapes(reg, options)) {
       listed.emplace_back(s, "");
-      for (const kbench::shape& near : nearby_run_shapes(reg, s, options)) listed.emplace_back(near, " (near " + s.to_string() + ")");
+      for (const kbench::shape& near : nearby_run_shapes(run, reg, s, options)) {
+        listed.emplace_back(near, " (near " + s.to_string() + ")");
+      }
     }
     for (const auto& [s, near] : listed) {
-      std::vector<declared_buffer> declared;
+      const host_declaration* declared = nullptr;
       try {
-        declared = declare_on_host(reg, s, true);
+        declared = &declared_with_every_dimension(run, reg, s);
       } catch (const usage_error& e) {
         throw usage_error(case_label(reg.name(), s) + near + ": " + e.what());
       }
       std::string buffers;
-      for (const declared_buffer& b : declared) {
+      for (const declared_buffer& b : declared->buffers) {
         const char* role = role_name(b.role);
         const std::string array = b.sized_when_opened ? fmt::format("{} [sized on the GPU]", info(b.type).name)
                                                       : describe_array(b.type, b.extents);
@@ -140,13 +142,13 @@ inline int run_list(const run_options& options) {
 
 // Shapes given at run time (--shape, --axis) are checked before anything runs: each must reach some case,
 // and every case must accept every shape it is given, asking for each of its dimensions.
-inline void check_run_shapes(const run_options& options) {
+inline void check_run_shapes(program_run& run, const run_options& options) {
   if (options.shapes.empty()) return;
   std::size_t runs = 0;
   std::vector<bool> axis_used(options.shapes.axes.size(), false);
   for (const case_registration& reg : registered_cases()) {
     for (const kbench::shape& s : run_shapes(reg, options)) {
-      (void)declare_on_host(reg, s, true);
+      (void)declared_with_every_dimension(run, reg, s);
       ++runs;
       for (std::size_t a = 0; a < options.shapes.axes.size(); ++a) axis_used[a] = axis_used[a] || s.has(options.shapes.axes[a].name);
     }
@@ -170,33 +172,30 @@ class census_mode : public case_mode {
   // Once per program, and not part of any case's wall time.
   void prepare(const gpu_info&) override { (void)built_resources(); }
 
-  void run(case_run& instance, const gpu_info& g, case_record& record) override {
-    const seed_result& checked = record.checks.emplace_back(instance.check(seeds_for_run(options_).front(), true));
+  case_work run(opened_case& instance, const gpu_info& g, const case_record& started) override {
+    case_work work;
+    const seed_result& checked = work.checks.emplace_back(instance.check(seeds_for_run(options_).front(), true));
     if (!checked.passed()) {
-      std::fputs(format_seed_result(record.case_name, record.shape, checked).c_str(), stdout);
-      record.verdict = case_verdict::fail;
-      record.message = "refusing to take the census of a kernel that is not correct (report above)";
-      return;
+      std::fputs(format_seed_result(started.case_name, started.shape, checked).c_str(), stdout);
+      return work;  // a wrong kernel's census is never taken
     }
-    record.census = instance.census(options_, g);
-    join_built_resources(*record.census, g.arch);
-    std::fputs(format_census(case_label(record.case_name, record.shape), *record.census).c_str(), stdout);
-    record.verdict = any_failing(record.census->findings) ? case_verdict::fail : case_verdict::pass;
-    if (record.verdict == case_verdict::fail) record.message = record.census->findings.front().text;
+    work.census = instance.census(options_, g, built_resources());
+    std::fputs(format_census(case_label(started.case_name, started.shape), *work.census).c_str(), stdout);
+    return work;
   }
 
  private:
   const run_options& options_;
 };
 
-inline int run_census(const char* program, const run_options& options) {
-  begin_tests(count_tests(options));
+inline int run_census(program_run& run, const char* program, const run_options& options) {
+  begin_tests(run, count_tests(options));
   census_mode mode(options);
   for (const case_registration& reg : registered_cases()) {
-    for (const kbench::shape& s : run_shapes(reg, options)) run_case(reg, s, options, mode);
+    for (const kbench::shape& s : run_shapes(reg, options)) (void)run_case_at_shape(run, reg, s, options, mode);
   }
-  for (const case_record& c : journal().cases) std::fputs(format_case_outcome(c).c_str(), stdout);
-  return finish(program, options, 0);
+  for (const case_record& c : run.results.cases) std::fputs(format_case_outcome(c).c_str(), stdout);
+  return finish(run, program, options, 0);
 }
 
 // Names registered twice make reports ambiguous; a dimension rule that a registered shape breaks, or that
@@ -211,8 +210,8 @@ inline void check_registry() {
 }
 
 // The program, told whether it runs as a supervised child: a parent (not supervised) of a mode that runs
-// cases starts the child and ends as supervisor.hpp judges it.
-inline int run_program(int argc, char** argv, bool supervised) {
+// cases starts the child and ends as supervisor.hpp judges it. `whole_run` gets the run's results.
+inline int run_program(program_run& whole_run, int argc, char** argv, bool supervised) {
   try {
     run_options options = parse_options(argc, argv);
     if (options.help) {
@@ -221,10 +220,11 @@ inline int run_program(int argc, char** argv, bool supervised) {
       if (options.mode == run_mode::list) return 0;
       std::printf("\n%s options:\n", options.mode == run_mode::perf ? "Google Benchmark" : "Catch2");
       std::fflush(stdout);
-      return options.mode == run_mode::perf ? run_perf(argv[0], options) : run_correctness(argv[0], options);
+      return options.mode == run_mode::perf ? run_perf(whole_run, argv[0], options)
+                                            : run_correctness(whole_run, argv[0], options);
     }
     check_registry();
-    check_run_shapes(options);
+    check_run_shapes(whole_run, options);
     if (!options.baseline_path.empty()) (void)load_results(options.baseline_path);  // a bad file fails now, not after the run
     const bool runs_cases = options.mode != run_mode::list && options.mode != run_mode::resources;
     if (!supervised && can_supervise && runs_cases) {
@@ -235,7 +235,7 @@ inline int run_program(int argc, char** argv, bool supervised) {
         (void)write_tables_and_compare(options.mode, document, options);
       });
     }
-    run_record& run = journal();
+    run_record& run = whole_run.results;
     run.kbench_version = version;
     run.compiler = gpu_compiler();
     run.optimized_build = gpu_code_optimized();
@@ -245,11 +245,11 @@ inline int run_program(int argc, char** argv, bool supervised) {
     run.mode = options.mode;
     run.quick = options.quick;
     switch (options.mode) {
-      case run_mode::correctness: return run_correctness(argv[0], options);
-      case run_mode::perf: return run_perf(argv[0], options);
-      case run_mode::census: return run_census(argv[0], options);
-      case run_mode::list: return run_list(options);
-      case run_mode::resources: return run_resources(argv[0], options);
+      case run_mode::correctness: return run_correctness(whole_run, argv[0], options);
+      case run_mode::perf: return run_perf(whole_run, argv[0], options);
+      case run_mode::census: return run_census(whole_run, argv[0], options);
+      case run_mode::list: return run_list(whole_run, options);
+      case run_mode::resources: return run_resources(whole_run, argv[0], options);
     }
   } catch (const usage_error& e) {
     std::fprintf(stderr, "kbench: %s\n", e.what());
@@ -266,9 +266,10 @@ inline int run_program(int argc, char** argv, bool supervised) {
 int run_main(int argc, char** argv) {
   // Before anything runs: a supervised child takes its channel out of the environment.
   const detail::completion_channel& channel = detail::child_channel();
-  const int status = detail::run_program(argc, argv, channel.supervised());
+  detail::program_run run;  // the run's results, owned here: every mode is handed them
+  const int status = detail::run_program(run, argc, argv, channel.supervised());
   // After the results files: the parent now knows the run finished, and has its document but the cases.
-  channel.completed(status, channel.supervised() ? detail::json_line(run_document(detail::journal())) : "");
+  channel.completed(status, channel.supervised() ? detail::json_line(run_document(run.results)) : "");
   return status;
 }
 

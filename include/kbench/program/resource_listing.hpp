@@ -2,7 +2,8 @@
 // carries with its registers, spills, LDS, scratch and waves per SIMD (NVIDIA: registers, shared memory,
 // stack and warps per SM), read from the program itself (code_objects.hpp) by the target's occupancy rule
 // (occupancy.hpp); then every case's resource bounds (kernel_case::expect_resources) checked against them
-// (resource_check.hpp). Needs no GPU. The same figures join the census's (join_built_resources). HIP-free.
+// (resource_check.hpp). Needs no GPU. The same figures join the census's (census_judge.hpp's assemble_census).
+// HIP-free.
 #pragma once
 
 #include <algorithm>
@@ -116,7 +117,7 @@ namespace detail {
 
 // Every case's resource bounds at every shape it runs, each distinct bound once, against `kernels`:
 // the failures, and how many bounds were checked and broken.
-[[nodiscard]] inline std::vector<std::string> check_declared_bounds(const run_options& options,
+[[nodiscard]] inline std::vector<std::string> check_declared_bounds(program_run& run, const run_options& options,
                                                                    const std::vector<kernel_resources>& kernels, int& checked,
                                                                    int& broken) {
   auto same = [](const resource_bound& a, const resource_bound& b) {
@@ -128,7 +129,7 @@ namespace detail {
   for (const case_registration& reg : registered_cases()) {
     std::vector<resource_bound> seen;
     for (const kbench::shape& s : run_shapes(reg, options)) {
-      for (const resource_bound& b : declared_resource_bounds(reg, s)) {
+      for (const resource_bound& b : run.declarations.of(reg, s).resource_bounds) {
         if (std::any_of(seen.begin(), seen.end(), [&](const resource_bound& other) { return same(b, other); })) continue;
         seen.push_back(b);
         ++checked;
@@ -156,42 +157,9 @@ const built_listing& built_resources() {
   return built;
 }
 
-// The figures of the program's own device code for the device's target (`arch`: "sm_90",
-// "gfx90a:sramecc+:xnack-"), joined to each census kernel by symbol, so that the census shows them beside
-// the runtime's; a note where the runtime's registers or static shared memory differ (the device runs
-// other code than the build made: compiled at load from PTX, say), and one when the program cannot be read.
-void join_built_resources(case_census& c, const std::string& arch) {  // declared in program.hpp
-  const built_listing& built = built_resources();
-  if (!built.problem.empty()) {
-    c.findings.push_back({finding_kind::note, "the census shows no figures of the build: " + built.problem});
-    return;
-  }
-  const std::string target = target_base(arch);
-  for (census_side* side : {c.reference ? &*c.reference : nullptr, &c.optimized}) {
-    if (side == nullptr) continue;
-    for (census_kernel& k : side->kernels) {
-      const auto it = std::find_if(built.kernels.begin(), built.kernels.end(), [&](const kernel_resources& r) {
-        return r.name == k.symbol && target_base(r.target) == target;
-      });
-      if (it == built.kernels.end()) continue;  // a kernel of a library the program loads, or no code for the target
-      k.built_registers = it->vgprs;
-      k.built_static_shared_bytes = it->lds_bytes;
-      k.built_local_bytes = it->scratch_bytes;
-      if ((k.registers >= 0 && k.registers != it->vgprs) ||
-          (k.static_shared_bytes >= 0 && k.static_shared_bytes != it->lds_bytes)) {
-        c.findings.push_back({finding_kind::note,
-                              fmt::format("{}: the runtime gives {} registers and {} bytes of static shared memory, the "
-                                          "program's device code for {} {} and {} (the device runs other code than "
-                                          "the build made?)",
-                                          k.name, k.registers, k.static_shared_bytes, target, it->vgprs, it->lds_bytes)});
-      }
-    }
-  }
-}
-
 // `<program> resources [--json <path>]`: the table, the JSON where asked, then the bounds: 1 when one is
 // broken or the program holds no kernel.
-inline int run_resources(const char* program, const run_options& options) {
+inline int run_resources(program_run& run, const char* program, const run_options& options) {
   const std::vector<kernel_resources> kernels = read_kernel_resources("/proc/self/exe");
   std::fputs(format_resources(kernels).c_str(), stdout);
   if (!options.json_path.empty()) {
@@ -200,7 +168,7 @@ inline int run_resources(const char* program, const run_options& options) {
     if (!out) throw error("cannot write " + options.json_path);
   }
   int checked = 0, broken = 0;
-  const std::vector<std::string> failures = check_declared_bounds(options, kernels, checked, broken);
+  const std::vector<std::string> failures = check_declared_bounds(run, options, kernels, checked, broken);
   for (const std::string& f : failures) std::printf("FAIL %s\n", f.c_str());
   std::printf("resources: %zu kernels; %d resource bound%s of the cases checked, %d broken\n", kernels.size(), checked,
               checked == 1 ? "" : "s", broken);

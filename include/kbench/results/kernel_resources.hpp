@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace kbench {
 
@@ -23,6 +24,13 @@ struct kernel_resources {
   bool dynamic_stack = false;   // scratch beyond the fixed size (recursion, calls of unknown depth)
   int wavefront_size = 64;
   int max_workgroup_size = 1024;
+};
+
+// The kernels of the program's own device code, read once per program (program/resource_listing.hpp), or
+// why they could not be read; the census shows them beside the runtime's figures.
+struct built_listing {
+  std::vector<kernel_resources> kernels;
+  std::string problem;  // why the program's device code could not be read
 };
 
 // Whether a target is NVIDIA's ("sm_90"), whose figures and occupancy rule differ from AMD's.

@@ -65,6 +65,10 @@ struct sourced_finding : finding {
   finding_source source = finding_source::check;
 };
 
+// `found` added at the end of `to`: a stage returns what it found, and its caller puts the stages' findings
+// together in the order they ran.
+inline void append(std::vector<finding>& to, const std::vector<finding>& found) { to.insert(to.end(), found.begin(), found.end()); }
+
 // The texts of the findings that fail (or, with `failing` false, of the notes).
 [[nodiscard]] inline std::vector<std::string> texts(const std::vector<finding>& findings, bool failing = true) {
   std::vector<std::string> out;

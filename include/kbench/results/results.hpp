@@ -79,6 +79,12 @@ struct host_run {
   double compute_seconds = 0.0;
 };
 
+// Whether a correctness run passed: every output agreed, and nothing that fails was found.
+[[nodiscard]] inline bool run_passed(const std::vector<finding>& problems, const std::vector<output_result>& outputs) {
+  if (any_failing(problems) || outputs.empty()) return false;
+  return std::all_of(outputs.begin(), outputs.end(), [](const output_result& o) { return o.result.passed; });
+}
+
 // One correctness run: one seed, every output.
 struct seed_result {
   std::uint64_t seed = 0;
@@ -86,10 +92,7 @@ struct seed_result {
   std::vector<finding> problems;  // the test, the reference or the harness contract broken; and notes
   std::vector<output_result> outputs;
   int edge_runs = 0;  // runs on inputs at the edges of their values (procedure/edge_check.hpp)
-  [[nodiscard]] bool passed() const {
-    if (any_failing(problems) || outputs.empty()) return false;
-    return std::all_of(outputs.begin(), outputs.end(), [](const output_result& o) { return o.result.passed; });
-  }
+  [[nodiscard]] bool passed() const { return run_passed(problems, outputs); }
 };
 
 // The timed launches checked against the reference's outputs on the same inputs, each chosen at random
@@ -104,7 +107,8 @@ struct launch_checks {
   std::string limit;  // why only some launches could be checked (empty: any could be)
 };
 
-struct timing_result {
+// What a timing run measured (procedure/timing_run.hpp), assembled once at its end; no conclusion drawn.
+struct timing_measurements {
   timing_mode mode = timing_mode::cold;   // cold, hot or batch (never automatic)
   std::string method;                     // how the samples were taken, in words
   int launches_per_sample = 1;            // batch mode times this many launches per event pair
@@ -122,7 +126,6 @@ struct timing_result {
   bool precise = false;                   // sampling stopped because both medians were known well enough
   double speedup = std::numeric_limits<double>::quiet_NaN();  // reference median / optimized median
   interval speedup_interval;              // 95%, paired bootstrap
-  speedup_verdict verdict = speedup_verdict::none;
   double idle_wait = 0.0;                 // median wait for the device after each sample's last event
   double single_launch = 0.0;             // one cold launch of the optimized kernel on the timed stream
   double fresh_launch = 0.0;              // median cold launch on inputs drawn just before it
@@ -133,17 +136,30 @@ struct timing_result {
   // Batch mode through a graph: operations captured for launches_per_sample launches (-1: no graph).
   long long reference_graph_operations = -1;
   long long optimized_graph_operations = -1;
-  work_model work;
-  throughput_figures throughput;          // of `work`, computed once by judge_timing
-  kbench::roofline roofline;              // `work` against the device's ceilings, computed once by judge_timing
+  work_model work;                        // the case's declared work and expectations, as the run was told them
   perf_expectations expectations;
   launch_checks checks;                   // the timed launches checked against the reference
   sample_clocks clocks;                   // the SM clock over each sample, and the samples left out as throttled
-  std::vector<finding> findings;          // the timing's own; each but a note fails the perf test
+  // What the run met while measuring (a checked launch that was wrong, the audit's, throttled samples, notes
+  // on how the samples were taken); the judgement lists them first among the timing's findings.
+  std::vector<finding> found;
   // Host seconds of each step of the timing run (warm-up, sampling, audit...), in order; the perf
   // procedure's whole list, checks and census included, is perf_outcome's (and case_record's).
   stage_times stage_seconds;
+};
 
+// What the measurements of a timing mean (decisions/judge.hpp's judge_timing): the figures of the declared
+// work, the speedup's verdict, and every finding, the run's own first; each but a note fails the perf test.
+struct timing_judgement {
+  throughput_figures throughput;
+  kbench::roofline roofline;  // the work against the device's ceilings
+  speedup_verdict verdict = speedup_verdict::none;
+  std::vector<finding> findings;
+};
+
+// A timing as every writer reads it: its measurements and their judgement, put together once
+// (timing_result{measured, judge_timing(measured, context)}) and only read afterwards.
+struct timing_result : timing_measurements, timing_judgement {
   [[nodiscard]] bool flagged() const { return any_failing(findings); }
 };
 
@@ -235,7 +251,7 @@ struct run_record {
   std::vector<compute_peak> compute_peaks;         // perf runs
   std::optional<kbench::clock_control> clock_setting;  // perf runs
   double ceilings_seconds = 0.0;                   // host time measuring the three, once per program
-  bool quick = false;  // --quick: issue 23's additional checks were skipped
+  bool quick = false;  // --quick: the extended checks were skipped
   std::deque<case_record> cases;  // a deque: references to a record stay valid while others are added
 };
 

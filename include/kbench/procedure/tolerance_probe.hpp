@@ -1,4 +1,4 @@
-// kbench/procedure/teeth.hpp: proof that a test can fail. A tolerance that accepts what a broken kernel
+// kbench/procedure/tolerance_probe.hpp: proof that a test can fail. A tolerance that accepts what a broken kernel
 // would leave (an unwritten output, an all-zero one, the reference perturbed well beyond tolerance and,
 // for an in-place buffer, the values as drawn) makes the test fail as broken. Probed on the GPU for
 // outputs compared there, on the host otherwise; the test holds the case's buffers and its comparator.
@@ -22,7 +22,7 @@
 namespace kbench {
 namespace detail {
 
-// How far the teeth probe moves an element with expected value e: well beyond every element rule (8x
+// How far the tolerance probe moves an element with expected value e: well beyond every element rule (8x
 // its bound), at least a quarter of the value plus one so rounding to the dtype cannot undo it; with only
 // aggregate rules, far enough to outweigh the whole output (`aggregate`).
 __host__ __device__ inline double perturbation(double e, const element_rule* rules, int rule_count, int mantissa_bits,
@@ -169,7 +169,8 @@ inline host_array perturbed_probe(const host_array& expected, dtype out_type, st
 // A test that cannot fail is an error: the tolerance must reject what a broken kernel would leave: an
 // unwritten output, an all-zero one, the reference perturbed beyond tolerance and, for an in-place
 // buffer, the values as drawn.
-inline void check_teeth(case_buffers& buffers, output_comparator& comparator, std::vector<finding>& problems) {
+[[nodiscard]] inline std::vector<finding> check_tolerance_can_fail(case_buffers& buffers, output_comparator& comparator) {
+  std::vector<finding> problems;
   for (std::size_t k = 0; k < buffers.output_count(); ++k) {
     const buffer_slot& slot = buffers.output_slot(k);
     const tolerance tol = buffers.declaration().tolerance_of(slot);
@@ -184,6 +185,7 @@ inline void check_teeth(case_buffers& buffers, output_comparator& comparator, st
                                       tol.description, slot.name, a)});
     }
   }
+  return problems;
 }
 
 }  // namespace detail
