@@ -44,10 +44,10 @@ case "$stage" in
   extra)
     build_native
     if [[ ",${KBENCH_SESSION_SKIP:-}," != *,pytorch,* ]]; then
-      PYTHONUNBUFFERED=1 python3 scripts/compare-pytorch.py --build build/nvidia-native --out build/reports/pytorch > "$out/pytorch.log" 2>&1
+      PYTHONUNBUFFERED=1 python3 studies/compare-pytorch.py --build build/nvidia-native --out build/reports/pytorch > "$out/pytorch.log" 2>&1
       tail -22 "$out/pytorch.log"
     fi
-    PYTHONUNBUFFERED=1 python3 scripts/timing-accuracy.py --build build/nvidia-native --out build/reports/timing \
+    PYTHONUNBUFFERED=1 python3 studies/timing-accuracy.py --build build/nvidia-native --out build/reports/timing \
       --skip "${KBENCH_SESSION_SKIP:-}" > "$out/timing.log" 2>&1
     tail -22 "$out/timing.log"
     (cd build/reports && tar czf "$out/reports-extra.tgz" .)

@@ -11,7 +11,7 @@
 #   the contract a file holding only `#include <kbench/compare.hpp>`, syntax only (hipcc -fsyntax-only)
 # A single file's time moves by a third from one minute to the next on a shared 2-core machine: the
 # yardsticks and the test files are each the median of three compiles.
-#   scripts/build-times.sh [source tree (default: this one)] [out file]
+#   studies/build-times.sh [source tree (default: this one)] [out file]
 set -euo pipefail
 src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 out=${2:-/dev/stdout}

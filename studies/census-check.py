@@ -19,7 +19,7 @@
   parts and whole    the kernels' medians in their places in the side (after the side's earlier nodes),
                      added, against the whole launch timed the same way: within 5%
 
-    scripts/census-check.py [--build build/nvidia-native] [--out build/reports/census] [--programs a,b]
+    studies/census-check.py [--build build/nvidia-native] [--out build/reports/census] [--programs a,b]
                             [--processes 3]
 Prints one table row per kernel and a summary line; exits 1 when a target is missed.
 """
