@@ -6,7 +6,7 @@
 #                with nvcc for sm_90: what this machine's compilers take for a GPU translation unit
 #   the library  everything a kernel test program links: kbench_procedure (the procedure, GPU code) and
 #                kbench_main (main, the adapters, the reports; host code); budget 60 s with -j 2
-#   a test file  tests/rmsnorm_test.hip compiled alone, once the library is built, for AMD gfx906;gfx90a,
+#   a test file  tests/kernels/rmsnorm_test.hip compiled alone, once the library is built, for AMD gfx906;gfx90a,
 #                gfx90a alone, and NVIDIA sm_90; budget 5 s per GPU architecture
 #   the contract a file holding only `#include <kbench/compare.hpp>`, syntax only (hipcc -fsyntax-only)
 # A single file's time moves by a third from one minute to the next on a shared 2-core machine: the
@@ -87,12 +87,12 @@ CXX=hipcc configure "$work/amd" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=gfx906;
 report "AMD gfx906;gfx90a: the library (kbench_procedure, kbench_main)" \
   "$(seconds cmake --build "$work/amd" --target kbench_procedure kbench_main -j "$jobs")" "$amd_yardstick" 60
 obj=$(object_of "$work/amd" rmsnorm_test.hip)
-report "AMD gfx906;gfx90a: tests/rmsnorm_test.hip (2 targets)" "$(object_seconds "$work/amd" "$obj")" "$amd_yardstick" 10
+report "AMD gfx906;gfx90a: tests/kernels/rmsnorm_test.hip (2 targets)" "$(object_seconds "$work/amd" "$obj")" "$amd_yardstick" 10
 rm -rf "$work/amd"
 CXX=hipcc configure "$work/amd" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=gfx90a"
 report "AMD gfx90a alone: the library" \
   "$(seconds cmake --build "$work/amd" --target kbench_procedure kbench_main -j "$jobs")" "$amd_yardstick" 60
-report "AMD gfx90a alone: tests/rmsnorm_test.hip" "$(object_seconds "$work/amd" "$obj")" "$amd_yardstick" 5
+report "AMD gfx90a alone: tests/kernels/rmsnorm_test.hip" "$(object_seconds "$work/amd" "$obj")" "$amd_yardstick" 5
 echo '#include <kbench/compare.hpp>' > "$work/contract.hip"
 report "AMD: hipcc -fsyntax-only of #include <kbench/compare.hpp>" \
   "$(seconds hipcc -std=c++17 -x hip --offload-arch=gfx90a -fsyntax-only -I "$src/include" "$work/contract.hip")"
@@ -102,6 +102,6 @@ if [ -n "$nvcc" ]; then
   report "NVIDIA sm_90: the library (kbench_procedure, kbench_main)" \
     "$(seconds cmake --build "$work/nvidia" --target kbench_procedure kbench_main -j "$jobs")" "$nvidia_yardstick" 60
   obj=$(object_of "$work/nvidia" rmsnorm_test.hip)
-  report "NVIDIA sm_90: tests/rmsnorm_test.hip" "$(object_seconds "$work/nvidia" "$obj")" "$nvidia_yardstick" 5
+  report "NVIDIA sm_90: tests/kernels/rmsnorm_test.hip" "$(object_seconds "$work/nvidia" "$obj")" "$nvidia_yardstick" 5
 fi
 [ "$out" = /dev/stdout ] || cp "$work/report" "$out"
