@@ -68,7 +68,7 @@ use_compiler_cache() {
 }
 
 # Debian/Ubuntu packages kbench builds with. Installed when missing and apt can install them; a machine
-# without a registry brings them in .deps/ (scripts/pack-device-deps.sh), which is used when present.
+# without a registry brings them in .deps/ (scripts/device/pack-device-deps.sh), which is used when present.
 KBENCH_PACKAGES="cmake ninja-build g++ hipcc libamdhip64-dev libhiprand-dev librocrand-dev librocprim-dev libbenchmark-dev
                  libfmt-dev catch2 libcli11-dev nlohmann-json3-dev"
 

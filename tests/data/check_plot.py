@@ -1,4 +1,4 @@
-"""Runs scripts/kbench-plot.py on the results shipped here, with the comparison kbench-compare writes of
+"""Runs tools/kbench-plot.py on the results shipped here, with the comparison kbench-compare writes of
 them (the plot draws its intervals, computing none), and checks that it wrote the PNG files it must,
 non-empty, and printed their paths; the single-shape case gets no sweep plots. Exit 77 (skipped) when this
 python cannot import matplotlib.

@@ -1,4 +1,4 @@
-// Values at the edges (issue 23, item 3): a kbench program of its own (its main is run_main), whose planted
+// Values at the edges (an extended check): a kbench program of its own (its main is run_main), whose planted
 // kernels are right at the declared values and wrong at the edges of their range, each caught by default
 // (no tolerance, oracle or option declared) with a finding that names the input and the scale:
 //

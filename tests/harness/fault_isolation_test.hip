@@ -1,4 +1,4 @@
-// A case that ends its process, or leaves the device unusable, fails alone (issue 23, item 1): a kbench
+// A case that ends its process, or leaves the device unusable, fails alone: a kbench
 // program of its own (its main is run_main, supervised) whose cases run in declaration order:
 //
 //   before_fault      a correct scale: passes

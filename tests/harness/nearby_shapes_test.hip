@@ -1,4 +1,4 @@
-// The shapes around the declared ones (issue 23, item 2): a kbench program of its own (its main is
+// The shapes around the declared ones (an extended check): a kbench program of its own (its main is
 // run_main), whose cases share one planted kernel that is right only where a row's length is a multiple of 8
 // (it scales packs of 8 and leaves a row's tail unwritten), declared at a shape where it is one:
 //

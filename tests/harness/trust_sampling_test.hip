@@ -1,4 +1,4 @@
-// Trust, round three (issue 22, items 1, 2 and 4): checked launches that look like every other launch,
+// Trust, round three: checked launches that look like every other launch,
 // every launch of a batch checkable, and caches that are really cold. Planted kernels of each class must be
 // caught with a reason that names it; correct kernels must pass. Runs on a GPU (skipped without one).
 //
@@ -14,10 +14,10 @@
 //                    which has no persisting L2)
 //   honest           a vectorised map 2-3x faster than a scalar reference, in cold and batch mode: "faster",
 //                    no finding, its launches checked
-//   physics          (issue 26) the same map more than 10x faster than a reference slowed by useless
+//   physics          the same map more than 10x faster than a reference slowed by useless
 //                    arithmetic passes, the roofline bounding it; declaring that arithmetic as the work
 //                    puts the map far above the device's measured peak, and fails
-//   clocks           (issue 26) every sample carries the SM clock over it, close to the clock the driver
+//   clocks           every sample carries the SM clock over it, close to the clock the driver
 //                    reports; with a threshold no sample can meet, every sample is throttled, all are kept
 //                    (too few unthrottled) and the timing fails
 #include <kbench/compare.hpp>
@@ -248,7 +248,7 @@ void vector_affine_case(kbench::kernel_case& c) {
 const kbench::shape stream_shape{{"n", std::int64_t{1} << 26}};
 const kbench::shape batch_stream_shape{{"n", std::int64_t{1} << 22}};
 
-// ---- physics: the roofline in place of the fixed 10x (issue 26) --------------------------------------
+// ---- physics: the roofline in place of the fixed 10x -------------------------------------------------
 // The affine map after a chain of 1024 fused multiply-adds per element that change nothing (x * one + zero,
 // with one = 1 and zero = 0 given at run time, so no compiler can fold them): correct, and about as slow as
 // 2 x 1024 flops an element at the device's peak make it.
@@ -364,7 +364,7 @@ TEST_CASE("a kernel faster than the roofline allows fails, naming the ceiling", 
   CHECK(found(o, "fp32 FMA"));
 }
 
-// ---- clocks (issue 26) -------------------------------------------------------------------------------
+// ---- clocks ------------------------------------------------------------------------------------------
 // What share of a timing's samples have a clock.
 double share_read(const std::vector<double>& hz) {
   const auto read = std::count_if(hz.begin(), hz.end(), [](double h) { return std::isfinite(h); });

@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # Build-time benchmark (not a test): how long a project waits for kbench on this machine, against a
 # yardstick measured on the same machine, so that figures from machines of different speeds compare as
-# ratios. Each figure is a first build (a fresh build folder), with -j JOBS (2):
+# ratios. Each figure but the edit's is a first build (a fresh build folder), with -j JOBS (2):
 #   yardstick    one fixed kernel file (written here, kbench-free) compiled with hipcc for gfx90a, and
 #                with nvcc for sm_90: what this machine's compilers take for a GPU translation unit
 #   the library  everything a kernel test program links: kbench_procedure (the procedure, GPU code) and
 #                kbench_main (main, the adapters, the reports; host code); budget 60 s with -j 2
-#   a test file  tests/rmsnorm_test.hip compiled alone, once the library is built, for AMD gfx906;gfx90a,
-#                gfx90a alone, and NVIDIA sm_90; budget 5 s per GPU architecture
+#   a test file  tests/kernels/rmsnorm_test.hip compiled alone, once the library is built, for AMD
+#                gfx906;gfx90a, gfx90a alone, and NVIDIA sm_90; budget 5 s per GPU architecture
+#   an edit      edit to rebuilt test program: kernels/rmsnorm/rmsnorm_v2.hip touched (as an editor's save
+#                would), then the test program rmsnorm_test rebuilt with everything else built (its test file
+#                compiled again, the program linked), for AMD gfx906;gfx90a and NVIDIA sm_90
 #   the contract a file holding only `#include <kbench/compare.hpp>`, syntax only (hipcc -fsyntax-only)
 # A single file's time moves by a third from one minute to the next on a shared 2-core machine: the
-# yardsticks and the test files are each the median of three compiles.
-#   scripts/build-times.sh [source tree (default: this one)] [out file]
+# yardsticks, the test files and the rebuilds are each the median of three. The edit touches the kernel
+# file of the source tree measured (its time stamp only), so that tree's own builds rebuild it once too.
+#   studies/build-times.sh [source tree (default: this one)] [out file]
 set -euo pipefail
 src=$(cd "${1:-$(dirname "$0")/..}" && pwd)
 out=${2:-/dev/stdout}
@@ -34,6 +38,17 @@ object_seconds() { local runs=() i; for i in 1 2 3; do rm -f "$1/$2"; runs+=("$(
 # The object of source file <name> in build folder <dir>: that file's, not one whose name ends in it
 # (add_rmsnorm_test.hip is not rmsnorm_test.hip).
 object_of() { ninja -C "$1" -t targets all | sed -n "s|^\([^:]*/$2\.o\): .*|\1|p" | head -1; }
+# The median of three rebuilds of the test program rmsnorm_test in build folder <dir>, each after its kernel
+# file was touched, once the program is built.
+edit_seconds() {
+  local runs=() i
+  seconds ninja -C "$1" rmsnorm_test > /dev/null
+  for i in 1 2 3; do
+    touch "$src/kernels/rmsnorm/rmsnorm_v2.hip"
+    runs+=("$(seconds ninja -C "$1" rmsnorm_test)")
+  done
+  median3 "${runs[@]}"
+}
 # report <what> <seconds> [yardstick seconds] [budget seconds]
 report() {
   local ratio="" budget=""
@@ -87,12 +102,13 @@ CXX=hipcc configure "$work/amd" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=gfx906;
 report "AMD gfx906;gfx90a: the library (kbench_procedure, kbench_main)" \
   "$(seconds cmake --build "$work/amd" --target kbench_procedure kbench_main -j "$jobs")" "$amd_yardstick" 60
 obj=$(object_of "$work/amd" rmsnorm_test.hip)
-report "AMD gfx906;gfx90a: tests/rmsnorm_test.hip (2 targets)" "$(object_seconds "$work/amd" "$obj")" "$amd_yardstick" 10
+report "AMD gfx906;gfx90a: tests/kernels/rmsnorm_test.hip (2 targets)" "$(object_seconds "$work/amd" "$obj")" "$amd_yardstick" 10
+report "AMD gfx906;gfx90a: edit to rebuilt test program (rmsnorm_test)" "$(edit_seconds "$work/amd")" "$amd_yardstick"
 rm -rf "$work/amd"
 CXX=hipcc configure "$work/amd" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=gfx90a"
 report "AMD gfx90a alone: the library" \
   "$(seconds cmake --build "$work/amd" --target kbench_procedure kbench_main -j "$jobs")" "$amd_yardstick" 60
-report "AMD gfx90a alone: tests/rmsnorm_test.hip" "$(object_seconds "$work/amd" "$obj")" "$amd_yardstick" 5
+report "AMD gfx90a alone: tests/kernels/rmsnorm_test.hip" "$(object_seconds "$work/amd" "$obj")" "$amd_yardstick" 5
 echo '#include <kbench/compare.hpp>' > "$work/contract.hip"
 report "AMD: hipcc -fsyntax-only of #include <kbench/compare.hpp>" \
   "$(seconds hipcc -std=c++17 -x hip --offload-arch=gfx90a -fsyntax-only -I "$src/include" "$work/contract.hip")"
@@ -102,6 +118,7 @@ if [ -n "$nvcc" ]; then
   report "NVIDIA sm_90: the library (kbench_procedure, kbench_main)" \
     "$(seconds cmake --build "$work/nvidia" --target kbench_procedure kbench_main -j "$jobs")" "$nvidia_yardstick" 60
   obj=$(object_of "$work/nvidia" rmsnorm_test.hip)
-  report "NVIDIA sm_90: tests/rmsnorm_test.hip" "$(object_seconds "$work/nvidia" "$obj")" "$nvidia_yardstick" 5
+  report "NVIDIA sm_90: tests/kernels/rmsnorm_test.hip" "$(object_seconds "$work/nvidia" "$obj")" "$nvidia_yardstick" 5
+  report "NVIDIA sm_90: edit to rebuilt test program (rmsnorm_test)" "$(edit_seconds "$work/nvidia")" "$nvidia_yardstick"
 fi
 [ "$out" = /dev/stdout ] || cp "$work/report" "$out"

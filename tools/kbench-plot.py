@@ -14,7 +14,7 @@ named for what they show:
                         with its 95% bootstrap interval, and lines at 1 and at the threshold either way; all
                         as kbench-compare computed them (`kbench-compare OLD.json NEW.json --json PATH`)
 
-    scripts/kbench-plot.py [--out DIR] [--comparison COMPARISON.json] RESULTS.json...
+    tools/kbench-plot.py [--out DIR] [--comparison COMPARISON.json] RESULTS.json...
 
 Prints the paths it wrote. Exit status: 0, 1 when there is nothing to plot (no case has a timing), 2 on
 bad input, 77 without matplotlib (Debian: apt-get install python3-matplotlib).

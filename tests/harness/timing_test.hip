@@ -1,4 +1,4 @@
-// Cases for the timing-accuracy benchmark (scripts/timing-accuracy.py): a float4 copy kernel against
+// Cases for the timing-accuracy benchmark (studies/timing-accuracy.py): a float4 copy kernel against
 // hipMemcpyAsync (1 GiB: ~0.5 ms), and a kernel of a few microseconds. Correctness comes first here as anywhere.
 #include <kbench/compare.hpp>
 

@@ -2,7 +2,7 @@
 """Times each optimized kernel (v2) with kbench and the same operation in PyTorch, on the GPU present, and
 prints a table: op, shape, kbench median, PyTorch median, ratio, fraction of the copy bandwidth.
 
-    scripts/compare-pytorch.py [--build build/nvidia-native] [--out build/reports]
+    studies/compare-pytorch.py [--build build/nvidia-native] [--out build/reports]
 
 kbench runs each test program's perf mode on its large shape (cold caches, adaptive sampling) and writes
 JSON; PyTorch is timed with triton.testing.do_bench (median; it also flushes the cache before each call).

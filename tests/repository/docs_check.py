@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""The README and the pages under docs/ say only what the code does: every C++ snippet is part of a file
-that the tests compile, and every link leads somewhere.
+"""The README, the pages under docs/ and studies/README.md say only what the code does: every C++ snippet
+is part of a file that the tests compile, every link leads somewhere, and every file of the repository
+they name is there.
 
-    tests/docs_check.py <repository root>   check (exit 1 and one line per problem when any)
-    tests/docs_check.py --self-test         prove the check can fail
+    tests/repository/docs_check.py <repository root>   check (exit 1 and one line per problem when any)
+    tests/repository/docs_check.py --self-test         prove the check can fail
 
 A ```cpp block passes when its lines (each stripped of surrounding blanks, blank lines left out) occur one
 after another in a .hip, .cpp, .hpp or .cu file under tests/, examples/, kernels/ or include/. A relative
-link passes when its file exists and, with a #fragment, the file has a heading of that anchor.
+link passes when its file exists and, with a #fragment, the file has a heading of that anchor. A path in
+backticks that starts with a top-level folder (`scripts/run.sh`, `tests/kernels/`) passes when it exists
+under the repository root; one with a placeholder (`kernels/<name>/`, `*`) is not checked.
 """
 import os
 import re
@@ -18,11 +21,15 @@ SOURCES = ("tests", "examples", "kernels", "include")
 EXTENSIONS = (".hip", ".cpp", ".hpp", ".cu")
 BLOCK = re.compile(r"^[ \t]*```cpp\n(.*?)^[ \t]*```", re.M | re.S)
 LINK = re.compile(r"\]\(([^)\s]+)\)")
+FOLDERS = ("scripts", "studies", "tools", "tests", "docs", "cmake", "schema", "examples", "kernels", "include")
+NAMED_PATH = re.compile(r"`((?:" + "|".join(FOLDERS) + r")/[^`\s]*)`")
 
 
 def pages(root):
-    """README.md and every Markdown page under docs/, as paths."""
+    """README.md, every Markdown page under docs/ and studies/README.md, as paths."""
     found = [os.path.join(root, "README.md")]
+    if os.path.exists(os.path.join(root, "studies", "README.md")):
+        found.append(os.path.join(root, "studies", "README.md"))
     docs = os.path.join(root, "docs")
     if os.path.isdir(docs):
         found += sorted(os.path.join(docs, f) for f in os.listdir(docs) if f.endswith(".md"))
@@ -78,6 +85,11 @@ def problems(root):
                 found.append(f"{name}:{line}: link to {target}: no such file")
             elif fragment and resolved.endswith(".md") and fragment not in anchors_of(resolved):
                 found.append(f"{name}:{line}: link to {target}: no heading with that anchor")
+        for named in NAMED_PATH.finditer(text):
+            path = named.group(1)
+            if not re.search(r"[<>*{}$]", path) and not os.path.exists(os.path.join(root, path)):
+                line = text.count("\n", 0, named.start()) + 1
+                found.append(f"{name}:{line}: `{path}`: no such file or folder in the repository")
     return found
 
 
@@ -89,18 +101,20 @@ def self_test():
             f.write("void f() {\n  int x = 1;\n  (void)x;\n}\n")
         with open(os.path.join(root, "docs", "page.md"), "w") as f:
             f.write("# A page\n\n## Some part\n")
-        good = "# r\n\n```cpp\nint x = 1;\n(void)x;\n```\n[p](docs/page.md#some-part)\n"
+        good = "# r\n\n```cpp\nint x = 1;\n(void)x;\n```\n[p](docs/page.md#some-part) `tests/a_test.hip` `tests/<name>`\n"
         with open(os.path.join(root, "README.md"), "w") as f:
             f.write(good)
         assert problems(root) == [], problems(root)
-        bad = "# r\n\n```cpp\nint x = 2;\n```\n[p](docs/none.md) [q](docs/page.md#other-part)\n"
+        bad = "# r\n\n```cpp\nint x = 2;\n```\n[p](docs/none.md) [q](docs/page.md#other-part) `tests/b_test.hip`\n"
         with open(os.path.join(root, "README.md"), "w") as f:
             f.write(bad)
         found = problems(root)
-        assert len(found) == 3, found
+        assert len(found) == 4, found
         assert "snippet is in no compiled file" in found[0] and "no such file" in found[1], found
         assert "no heading with that anchor" in found[2], found
-    print("docs_check: self-test passed (a changed snippet, a missing file and a missing anchor are caught)")
+        assert "`tests/b_test.hip`: no such file or folder" in found[3], found
+    print("docs_check: self-test passed (a changed snippet, a missing file, a missing anchor and a missing named"
+          " path are caught)")
 
 
 def main():
@@ -114,7 +128,8 @@ def main():
     for problem in found:
         print(problem)
     if not found:
-        print(f"docs_check: {len(pages(sys.argv[1]))} pages: every C++ snippet compiled, every link leads somewhere")
+        print(f"docs_check: {len(pages(sys.argv[1]))} pages: every C++ snippet compiled, every link leads somewhere,"
+              " every named path there")
     return 1 if found else 0
 
 

@@ -1,4 +1,4 @@
-"""kbench's headers, for the checks that read them (tests/layers.py, tests/sizes.py)."""
+"""kbench's headers, for the checks that read them (layers.py, sizes.py, beside it)."""
 import os
 
 

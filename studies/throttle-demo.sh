@@ -3,7 +3,7 @@
 # then beside a minute of fp16 matmuls from another process (which holds the GPU at its power cap), with
 # --throttle-threshold 0.9 and with the default 0.75; nvidia-smi's clocks at each step; kbench-compare of
 # the idle run against the loaded one. Figures from the H200: docs/measured.md.
-#   scripts/throttle-demo.sh [build folder (build/nvidia-native)] [output folder ($OUT/throttle)]
+#   studies/throttle-demo.sh [build folder (build/nvidia-native)] [output folder ($OUT/throttle)]
 set -uo pipefail
 b=${1:-build/nvidia-native}
 out=${2:-${OUT:-/tmp/kbench-out}/throttle}

@@ -11,7 +11,7 @@
   6. The wall time of a default perf run of one case against its timed GPU time.
   7. The host reference path: how fast a GiB of inputs reaches a host reference.
 
-    scripts/timing-accuracy.py [--build build/nvidia-native] [--out build/reports]
+    studies/timing-accuracy.py [--build build/nvidia-native] [--out build/reports]
 """
 import argparse
 import csv

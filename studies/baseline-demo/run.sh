@@ -2,7 +2,7 @@
 # The baseline procedure on the GPU present: a baseline from one build, ten runs of the same build against
 # it (each must say "same" throughout), one run of a build with one kernel made slower on purpose (it must
 # say "slower" for that case only and exit 1), and kbench-compare on the files (the same verdicts).
-#   scripts/baseline-demo/run.sh <build folder> <kbench-compare binary> <output folder>
+#   studies/baseline-demo/run.sh <build folder> <kbench-compare binary> <output folder>
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=$1 compare=$2 out=$3

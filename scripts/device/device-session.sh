@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # One call on the lent GPU machine (the device tool), with every log under $OUT. Needs .deps/
-# (scripts/pack-device-deps.sh) carried along. Stages, so that a call fits its time limit:
-#   scripts/device-session.sh main      build, then the main job (correctness and timing of every case)
-#   scripts/device-session.sh extra     build, then the PyTorch comparison and the timing-accuracy table
-#   scripts/device-session.sh sanitize  build, then compute-sanitizer over the kernel tests
-#   scripts/device-session.sh harness   build, then kbench's own GPU tests (mutation and trust suites, the
-#                                       verdict and fault isolation, the edges and nearby shapes, device
-#                                       comparison and its speed, multi-device, timing cases, examples)
-#   KBENCH_SESSION_TESTS=<regex>        also run `ctest -R <regex>` (correctness, then perf) first
+# (scripts/device/pack-device-deps.sh) carried along. Stages, so that a call fits its time limit:
+#   scripts/device/device-session.sh main      build, then the main job (correctness and timing of every
+#                                              case)
+#   scripts/device/device-session.sh extra     build, then the PyTorch comparison and the timing-accuracy
+#                                              table (studies/)
+#   scripts/device/device-session.sh sanitize  build, then compute-sanitizer over the kernel tests
+#   scripts/device/device-session.sh harness   build, then kbench's own GPU tests (mutation and trust
+#                                              suites, the verdict and fault isolation, the edges and nearby
+#                                              shapes, device comparison and its speed, multi-device, timing
+#                                              cases, examples)
+#   KBENCH_SESSION_TESTS=<regex>               also run `ctest -R <regex>` (correctness, then perf) first
 set -uo pipefail
+cd "$(dirname "$0")/../.."  # the repository's root: its paths below are relative to it
 stage=${1:-main}
 out=${OUT:-/tmp/kbench-out}
 mkdir -p "$out"
@@ -44,15 +48,15 @@ case "$stage" in
   extra)
     build_native
     if [[ ",${KBENCH_SESSION_SKIP:-}," != *,pytorch,* ]]; then
-      PYTHONUNBUFFERED=1 python3 scripts/compare-pytorch.py --build build/nvidia-native --out build/reports/pytorch > "$out/pytorch.log" 2>&1
+      PYTHONUNBUFFERED=1 python3 studies/compare-pytorch.py --build build/nvidia-native --out build/reports/pytorch > "$out/pytorch.log" 2>&1
       tail -22 "$out/pytorch.log"
     fi
-    PYTHONUNBUFFERED=1 python3 scripts/timing-accuracy.py --build build/nvidia-native --out build/reports/timing \
+    PYTHONUNBUFFERED=1 python3 studies/timing-accuracy.py --build build/nvidia-native --out build/reports/timing \
       --skip "${KBENCH_SESSION_SKIP:-}" > "$out/timing.log" 2>&1
     tail -22 "$out/timing.log"
     (cd build/reports && tar czf "$out/reports-extra.tgz" .)
     if [[ ",${KBENCH_SESSION_SKIP:-}," != *,sanitize,* ]]; then
-      OUT=build/reports/sanitize scripts/sanitize.sh build/nvidia-native "${KBENCH_SANITIZE_ELEMENTS:-2000000}" \
+      OUT=build/reports/sanitize scripts/device/sanitize.sh build/nvidia-native "${KBENCH_SANITIZE_ELEMENTS:-2000000}" \
         "${KBENCH_SANITIZE_ONLY:-.}" 2>&1 | tee "$out/sanitize.log" | tail -40
       (cd build/reports && tar czf "$out/reports-sanitize.tgz" sanitize)
     fi
@@ -67,7 +71,7 @@ case "$stage" in
     ;;
   sanitize)
     build_native
-    OUT=build/reports/sanitize scripts/sanitize.sh build/nvidia-native "${KBENCH_SANITIZE_ELEMENTS:-2000000}" \
+    OUT=build/reports/sanitize scripts/device/sanitize.sh build/nvidia-native "${KBENCH_SANITIZE_ELEMENTS:-2000000}" \
       "${KBENCH_SANITIZE_ONLY:-.}" 2>&1 | tee "$out/sanitize.log" | tail -40
     (cd build/reports && tar czf "$out/reports-sanitize.tgz" sanitize)
     ;;

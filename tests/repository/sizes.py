@@ -2,9 +2,9 @@
 """The size limits of kbench's headers, so that each stays readable in one sitting: no header over 400
 lines, no class over 250, no function (or lambda) over 80.
 
-    tests/sizes.py [include dir]   check (exit 1 and one line per excess when any)
-    tests/sizes.py --self-test     prove the check can fail
-    tests/sizes.py --list N        the N largest classes and functions
+    tests/repository/sizes.py [include dir]   check (exit 1 and one line per excess when any)
+    tests/repository/sizes.py --self-test     prove the check can fail
+    tests/repository/sizes.py --list N        the N largest classes and functions
 
 A small scanner, not a compiler: comments, string and character literals are blanked, then each `{` is
 matched with its `}` and named by the text before it (a class or struct, a function or lambda: a head that

@@ -2,11 +2,11 @@
 """The include direction of kbench's headers: a header includes only headers of its own layer or of a
 lower one, so that each layer can be read, changed and tested without the ones above it.
 
-    tests/layers.py [include dir]   check (exit 1 and one line per upward include when any)
-    tests/layers.py --self-test     prove the check can fail
+    tests/repository/layers.py [include dir]   check (exit 1 and one line per upward include when any)
+    tests/repository/layers.py --self-test     prove the check can fail
 
-The layers, lowest first, as the README's Layout section names them. A folder under include/kbench/ is a
-layer; the headers at the top are the entry points (compare.hpp is the contract's, procedure.hpp the
+The layers, lowest first, as docs/development.md's Layout section names them. A folder under include/kbench/
+is a layer; the headers at the top are the entry points (compare.hpp is the contract's, procedure.hpp the
 procedure's interface, main.hpp the whole program's); detail/ holds leaves that include nothing of kbench.
 """
 import os

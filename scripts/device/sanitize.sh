@@ -2,7 +2,7 @@
 # Runs every kernel test's correctness mode under compute-sanitizer (memcheck, then racecheck) on the
 # NVIDIA GPU present, on the shapes small enough for the tools (--max-elements), one seed each; and its
 # perf mode, briefly, under memcheck.
-#   scripts/sanitize.sh [build dir, default build/nvidia-native] [max elements, default 2000000] [name regex]
+#   scripts/device/sanitize.sh [build dir, default build/nvidia-native] [max elements, default 2000000] [name regex]
 # Every shape of a program larger than the limit is left out (kbench's --max-elements); each program keeps
 # its odd shapes at the default. A program with no shape left reports "0 checked".
 set -uo pipefail

@@ -3,7 +3,7 @@
 # travel to a GPU machine without a package registry (HIP's NVIDIA platform: CUDA there, HIP headers from
 # here). rocRAND is left out: on NVIDIA, hipRAND's device API sits on cuRAND.
 #
-#   scripts/pack-device-deps.sh [.deps]        # then, there: cmake -DCMAKE_PREFIX_PATH=$PWD/.deps/usr ...
+#   scripts/device/pack-device-deps.sh [.deps]   # then, there: cmake -DCMAKE_PREFIX_PATH=$PWD/.deps/usr ...
 set -euo pipefail
 dest=${1:-.deps}
 packages="libamdhip64-dev libhiprand-dev catch2 libfmt-dev libfmt9 libbenchmark-dev libbenchmark1debian
