@@ -626,7 +626,7 @@ TEST_CASE("other bits on the same inputs: a note, or a failure for a case that s
 }
 
 TEST_CASE("a block reduction missing a barrier is caught at a small grid", "[trust]") {
-  // At 64 rows the race rarely shows on a quiet device; the rerun while other work loads it shakes it out.
+  // At 64 rows the race rarely shows on a quiet device; the rerun while other work loads it brings it out.
   int caught = 0;
   std::string last;
   for (int attempt = 0; attempt < 3; ++attempt) {

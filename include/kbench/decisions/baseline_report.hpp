@@ -1,6 +1,6 @@
 // kbench/decisions/baseline_report.hpp: what comparing a perf run with an earlier one found (baseline.hpp
 // compares), and its three forms: the text table `kbench-compare` prints, a Markdown table for a pull request
-// or a CI summary, and a "kbench-baseline/1" JSON document (which scripts/kbench-plot.py reads: it draws the
+// or a CI summary, and a "kbench-baseline/1" JSON document (which tools/kbench-plot.py reads: it draws the
 // intervals computed here rather than computing its own). HIP-free; opt-in (it pulls in nlohmann/json).
 #pragma once
 

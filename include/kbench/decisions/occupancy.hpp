@@ -7,7 +7,7 @@
 // 8 up to 100 and 7 beyond (the gfx9 family); static LDS allows as many work-groups as fit in a CU's LDS
 // (at most 16, or the CU's wave slots for one-wave groups), their waves, ceil(work-group size / 64) each,
 // spread over the CU's 4 SIMDs (at least one), at the kernel's largest work-group. Registers and SGPRs
-// agree with the compiler's report to the unit (tests/resources_check.py); for LDS the compilers differ:
+// agree with the compiler's report to the unit (tests/harness/resources_check.py); for LDS the compilers differ:
 // LLVM 22 (HIP 7.2) spreads the groups over the SIMDs as here, LLVM 15 (Debian's HIP 5.2) counts all of a
 // CU's groups against one SIMD (kbench's compare kernels: 3 waves by LLVM 15 on gfx90a, 1 here and by
 // LLVM 22 on gfx942). Targets:

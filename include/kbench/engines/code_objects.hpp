@@ -14,7 +14,7 @@
 // entries (STO_CUDA_ENTRY), their registers and stack in the .nv.info section's attributes (REGCOUNT 0x2f,
 // FRAME_SIZE 0x11, MIN_STACK_SIZE 0x12: symbol, value), their static shared memory the size of
 // .nv.shared.<kernel>, their launch bound in .nv.info.<kernel> (MAX_THREADS 0x05). These agree with
-// `nvcc --resource-usage` (tests/resources_check.py), but for shared memory on sm_90, whose cubins fold the
+// `nvcc --resource-usage` (tests/harness/resources_check.py), but for shared memory on sm_90, whose cubins fold the
 // 1 KiB that the architecture reserves in each block's shared memory into every kernel's section (marked by
 // a .nv.shared.reserved section): kbench leaves it out, as ptxas and the runtime do. A cubin does not
 // record spills apart from the stack.

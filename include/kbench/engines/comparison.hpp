@@ -6,7 +6,7 @@
 //
 // HIP-free: see dtype.hpp.
 #pragma once
-// Marks the engine as included: tests/contract_header_check.hip keeps it out of what test files include.
+// Marks the engine as included: tests/repository/contract_header_check.hip keeps it out of what test files include.
 #define KBENCH_COMPARISON_ENGINE 1
 
 #include <algorithm>
