@@ -227,10 +227,11 @@ function(_kbench_generate path role text)
 endfunction()
 
 # The runner and main() of kbench programs: compiled once per project, in parts that build in parallel.
-#   kbench_procedure  the procedure (memory, correctness and timing runs), GPU code in four translation
-#                     units: the procedure itself, and its device work for every element type (the
-#                     comparison of floating-point types, of integers; drawing inputs and the tolerance probe's
-#                     perturbation: procedure/device_work.hpp)
+#   kbench_procedure  the procedure (memory, correctness and timing runs), GPU code in nine translation
+#                     units: the procedure itself; its correctness run, its timing run and its census; the host
+#                     comparison engine; the device's probe and ceilings; and its device work for every element type (the comparison of
+#                     floating-point types, of integers; drawing inputs and the tolerance probe's perturbation:
+#                     procedure/device_work.hpp)
 #   kbench_main       main(), the Catch2 and Google Benchmark adapters, the reports, the options and the
 #                     JSON file: plain C++ through the host compiler, one translation unit each
 function(_kbench_main_target out_var)
@@ -240,6 +241,16 @@ function(_kbench_main_target out_var)
     set(_dir "${CMAKE_BINARY_DIR}/kbench_generated")
     _kbench_generate("${_dir}/kbench_procedure_definitions.hip" "the procedure's definitions"
                      "#include <kbench/procedure/procedure_impl.hpp>")
+    _kbench_generate("${_dir}/kbench_correctness_run.hip" "the correctness run of a case"
+                     "#include <kbench/procedure/correctness_definitions.hpp>")
+    _kbench_generate("${_dir}/kbench_timing_run.hip" "the timing run of a case"
+                     "#include <kbench/procedure/timing_definitions.hpp>")
+    _kbench_generate("${_dir}/kbench_census_run.hip" "the census of a case"
+                     "#include <kbench/procedure/census_definitions.hpp>")
+    _kbench_generate("${_dir}/kbench_host_comparison.hip" "the host comparison engine, for every element type"
+                     "#include <kbench/procedure/host_comparison_definitions.hpp>")
+    _kbench_generate("${_dir}/kbench_device_ceilings.hip" "the device probed and its ceilings measured"
+                     "#include <kbench/procedure/device_ceilings_definitions.hpp>")
     _kbench_generate("${_dir}/kbench_device_compare_floating.hip"
                      "the device comparison of the floating-point element types"
                      "#include <kbench/procedure/device_work_compare.hpp>")
@@ -255,7 +266,10 @@ function(_kbench_main_target out_var)
                      "#include <kbench/program/catch2_adapter.hpp>")
     _kbench_generate("${_dir}/kbench_perf_mode.cpp" "`<program> perf`, the Google Benchmark adapter"
                      "#include <kbench/program/benchmark_adapter.hpp>")
-    set(_gpu_sources "${_dir}/kbench_procedure_definitions.hip" "${_dir}/kbench_device_compare_floating.hip"
+    set(_gpu_sources "${_dir}/kbench_procedure_definitions.hip" "${_dir}/kbench_correctness_run.hip"
+                     "${_dir}/kbench_timing_run.hip" "${_dir}/kbench_census_run.hip" "${_dir}/kbench_host_comparison.hip"
+                     "${_dir}/kbench_device_ceilings.hip"
+                     "${_dir}/kbench_device_compare_floating.hip"
                      "${_dir}/kbench_device_compare_integers.hip" "${_dir}/kbench_device_draw_perturb.hip")
     set(_host_sources "${_dir}/kbench_program_main.cpp" "${_dir}/kbench_correctness_mode.cpp"
                       "${_dir}/kbench_perf_mode.cpp")

@@ -6,10 +6,15 @@
 // parallel.
 #pragma once
 
+#include "procedure/device_ceilings_definitions.hpp"
 #include "procedure/device_work_compare.hpp"
 #include "procedure/device_work_compare_integers.hpp"
 #include "procedure/device_work_fill.hpp"
+#include "procedure/host_comparison_definitions.hpp"
+#include "procedure/census_definitions.hpp"
+#include "procedure/correctness_definitions.hpp"
 #include "procedure/procedure_impl.hpp"
+#include "procedure/timing_definitions.hpp"
 #include "program/benchmark_adapter.hpp"
 #include "program/catch2_adapter.hpp"
 #include "program/program_main.hpp"

@@ -41,7 +41,9 @@
 #include "alignment_check.hpp"
 #include "case_buffers.hpp"
 #include "case_device_tools.hpp"
+#include "correctness_checks.hpp"
 #include "edge_check.hpp"
+#include "host_comparison.hpp"
 #include "host_computation.hpp"
 #include "output_comparator.hpp"
 #include "reference_run.hpp"
@@ -49,27 +51,6 @@
 
 namespace kbench {
 namespace detail {
-
-// What a correctness run checks besides the outputs. A case's first seed checks all of it: the test
-// itself (its tolerance can fail), the kernel under load, against the oracle, off its alignment and at the
-// edges of its inputs' values. Later seeds check the kernel again on new inputs only. The extended checks
-// (every misalignment, the edges) run in full up to small_case_elements, or at any size where asked (the
-// smallest declared shape of a case that has no small one); --quick leaves them out.
-struct correctness_checks {
-  bool under_load = true;          // reruns while other work loads the device
-  bool tolerance_can_fail = true;  // the tolerance rejects what a broken kernel leaves
-  bool oracle = true;              // accuracy against the case's oracle, when it declares one
-  bool alignment = true;           // buffers moved off their alignment
-  bool extended = true;            // every misalignment and the edges (false: --quick, the short list of offsets)
-  bool any_size = false;           // the extended checks beyond small_case_elements too
-  [[nodiscard]] static correctness_checks first_seed(bool quick = false, bool any_size = false) {
-    correctness_checks c;
-    c.extended = !quick;
-    c.any_size = any_size;
-    return c;
-  }
-  [[nodiscard]] static correctness_checks later_seed() { return {false, false, false, false, false, false}; }
-};
 
 // The element of a buffer's rows at position `stored` of its memory (padding counted).
 [[nodiscard]] inline std::size_t logical_index(const buffer_slot& slot, std::size_t stored) {
@@ -182,8 +163,8 @@ class correctness_run {
       quiet.mismatches_to_keep = 0;
       const tolerance any = declaration.tolerance_of(slot);
       const host_array optimized = buffers_.read_output(side::optimized, k);
-      const comparison reference_side = compare(comparator_.expected_on_host(k).view(slot.size, slot.extents), exact, any, quiet);
-      const comparison optimized_side = compare(optimized.view(slot.size, slot.extents), exact, any, quiet);
+      const comparison reference_side = compare_on_host(comparator_.expected_on_host(k).view(slot.size, slot.extents), exact, any, quiet);
+      const comparison optimized_side = compare_on_host(optimized.view(slot.size, slot.extents), exact, any, quiet);
       auto inexact = [](const comparison& c) {
         return c.finite_pairs ? 1.0 - static_cast<double>(c.ulps_equal) / static_cast<double>(c.finite_pairs) : 0.0;
       };

@@ -18,6 +18,7 @@
 #include "../results/outcome.hpp"
 #include "../results/results.hpp"
 #include "case_buffers.hpp"
+#include "host_comparison.hpp"
 #include "host_computation.hpp"
 #include "output_comparator.hpp"
 #include "reference_run.hpp"
@@ -79,7 +80,7 @@ namespace detail {
     if (scaled && declared_rms > 0.0 && finite > 0) ratio = std::sqrt(sum / static_cast<double>(finite)) / declared_rms;
   }
   const tolerance tol = edge_tolerance(buffers.declaration().tolerance_of(slot), ratio, slot.type);
-  return compare(actual.view(slot.size, slot.extents), expected.view(slot.size, slot.extents), tol);
+  return compare_on_host(actual.view(slot.size, slot.extents), expected.view(slot.size, slot.extents), tol);
 }
 
 // One edge run: input set 0 drawn as `run` says, the optimized kernel then the reference, every output

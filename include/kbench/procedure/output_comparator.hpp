@@ -14,6 +14,7 @@
 #include "../engines/comparison.hpp"
 #include "../engines/device_compare.hpp"
 #include "case_buffers.hpp"
+#include "host_comparison.hpp"
 
 namespace kbench {
 namespace detail {
@@ -101,7 +102,7 @@ class output_comparator {
     host_array elsewhere;
     if (expected && expected != buffers_.output_data(side::reference, k)) elsewhere = read_values(expected, slot);
     const host_array& expected_values = elsewhere.bytes.empty() ? expected_on_host(k) : elsewhere;
-    return kbench::compare(actual_values.view(slot.size, slot.extents), expected_values.view(slot.size, slot.extents), tol);
+    return compare_on_host(actual_values.view(slot.size, slot.extents), expected_values.view(slot.size, slot.extents), tol);
   }
 
   // On the GPU: whether the tolerance accepts, against the device reference's output k, the output at

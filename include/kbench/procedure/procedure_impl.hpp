@@ -1,11 +1,14 @@
-// kbench/procedure/procedure_impl.hpp: the definitions of procedure.hpp, on the GPU platform. Included by
-// exactly one translation unit of a program (kbench.cmake generates it; kbench/main.hpp includes it).
+// kbench/procedure/procedure_impl.hpp: the definitions of procedure.hpp, on the GPU platform, but for the device's
+// probe and ceilings (device_ceilings_definitions.hpp) and the stages the opened case runs (runner.hpp names
+// their units). Included by exactly one translation unit of a program (kbench.cmake generates it;
+// kbench/main.hpp includes it).
 #pragma once
 
 #include "../procedure.hpp"
 #include "../contract/declaration_digest.hpp"
 #include "../contract/kernel_case_impl.hpp"
 #include "../contract/registry_impl.hpp"
+#include "perf_procedure.hpp"
 #include "runner.hpp"
 
 namespace kbench {
@@ -81,8 +84,6 @@ bool gpu_code_optimized() {
 #endif
 }
 
-const gpu_info& open_gpu(int device) { return gpu(device); }
-
 // A launch's own error (a bad argument) is cleared by reading it; an error that stays after that, when the
 // device is waited for, is the context's.
 std::string device_fault(const std::vector<int>& ordinals) {
@@ -103,8 +104,6 @@ std::string device_fault(const std::vector<int>& ordinals) {
   if (known) (void)hipSetDevice(current);
   return fault;
 }
-
-const device_ceilings& device_ceilings_once() { return measured_ceilings(); }
 
 opened_case::opened_case(const case_registration& registration, const kbench::shape& s, const run_options& options)
     : instance_(std::make_unique<case_on_devices>(registration, s, &options)) {}
@@ -140,7 +139,7 @@ seed_result check_case(const case_registration& registration, const kbench::shap
 
 perf_outcome measure_case(const case_registration& registration, const kbench::shape& s, const run_options& options,
                           std::uint64_t seed) {
-  const gpu_info& g = gpu(options.device);
+  const gpu_info& g = detail::open_gpu(options.device);
   if (!g.usable) throw error(g.reason);
   detail::case_on_devices instance(registration, s, &options);
   return detail::run_perf_procedure(instance, options, g, {seed}, nullptr);

@@ -16,6 +16,7 @@
 #include "../engines/device_compare.hpp"
 #include "../engines/random.hpp"
 #include "case_buffers.hpp"
+#include "host_comparison.hpp"
 #include "output_comparator.hpp"
 #include "device_work.hpp"
 
@@ -151,7 +152,7 @@ inline host_array perturbed_probe(const host_array& expected, dtype out_type, st
   const array_view expected = expected_values.view(slot.size, slot.extents);
   compare_options quiet;
   quiet.mismatches_to_keep = 0;
-  auto accepts = [&](const host_array& p) { return compare(p.view(slot.size, slot.extents), expected, tol, quiet).passed; };
+  auto accepts = [&](const host_array& p) { return compare_on_host(p.view(slot.size, slot.extents), expected, tol, quiet).passed; };
   host_array probe{slot.type, std::vector<unsigned char>(slot.size * info(slot.type).size)};
   for (std::size_t i = 0; i < probe.bytes.size(); ++i) probe.bytes[i] = static_cast<unsigned char>(word >> (8 * (i % 4)));
   if (accepts(probe)) accepted.push_back("an output the kernel never wrote");
