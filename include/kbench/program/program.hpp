@@ -1,7 +1,7 @@
 // kbench/program/program.hpp: what the parts of a kbench program share: the run (its results, its progress
-// line, the declarations read), the shapes a case runs at, and the entry points of each mode. HIP-free; the modes are defined in
-// catch2_adapter.hpp (correctness), benchmark_adapter.hpp (perf) and program_main.hpp (list, main), each
-// compiled once per program.
+// line, the declarations read), the shapes a case runs at, and the entry points of each mode. HIP-free;
+// the modes are defined in catch2_adapter.hpp (correctness), benchmark_adapter.hpp (perf) and
+// program_main.hpp (list, main), each compiled once per program.
 #pragma once
 
 #include <algorithm>
