@@ -295,9 +295,9 @@ inline nlohmann::ordered_json case_json(const case_record& c) {
       {"kbench_version", run.kbench_version},
       {"mode", std::string(to_string(run.mode))},
       // The program wrote this document after its last case; a supervising parent that saw it end
-      // early sets false, with the reason (program/supervisor.hpp).
-      {"complete", true},
-      {"incomplete_reason", nullptr},
+      // early writes false, with the reason (program/supervisor.hpp).
+      {"complete", run.complete},
+      {"incomplete_reason", run.incomplete_reason ? json(*run.incomplete_reason) : json(nullptr)},
       {"compiler", run.compiler},
       {"optimized_build", run.optimized_build},
       {"device",

@@ -252,6 +252,10 @@ struct run_record {
   std::optional<kbench::clock_control> clock_setting;  // perf runs
   double ceilings_seconds = 0.0;                   // host time measuring the three, once per program
   bool quick = false;  // --quick: the extended checks were skipped
+  // Whether the program ran to its end and decided its status: a supervising parent that saw its child end
+  // early records the run as incomplete, with the reason (program/supervisor.hpp).
+  bool complete = true;
+  std::optional<std::string> incomplete_reason;
   std::deque<case_record> cases;  // a deque: references to a record stay valid while others are added
 };
 
