@@ -1,6 +1,6 @@
 // kbench/results/results_document.hpp: reading a "kbench-results/1" document (json_report.hpp) back: a perf
-// run's document from its file (load_results), a case's label, numbers written as strings when not finite,
-// table cells. HIP-free; shared by baseline.hpp and table_report.hpp.
+// run's document from its file (load_results), a case's label, numbers written as strings when not finite
+// (physics_read.hpp's number_in), table cells. HIP-free; shared by baseline.hpp and table_report.hpp.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +16,7 @@
 
 #include "../contract/error.hpp"
 #include "../contract/shape.hpp"
+#include "physics_read.hpp"
 
 namespace kbench::detail {
 
@@ -39,23 +40,6 @@ inline std::string shape_text_of(const nlohmann::ordered_json& c) {
 inline std::string case_label_of(const nlohmann::ordered_json& c) {
   const std::string name = c.at("case").get<std::string>(), dims = shape_text_of(c);
   return dims.empty() ? name : name + "/" + dims;
-}
-
-// A number as json_report.hpp writes it: a JSON number, or "nan" / "inf" / "-inf"; null (and a missing
-// key) is absent.
-inline std::optional<double> number_in(const nlohmann::ordered_json& j) {
-  if (j.is_null()) return std::nullopt;
-  if (j.is_number()) return j.get<double>();
-  const std::string s = j.get<std::string>();  // anything else is a type error, with nlohmann's message
-  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
-  if (s == "inf") return std::numeric_limits<double>::infinity();
-  if (s == "-inf") return -std::numeric_limits<double>::infinity();
-  throw usage_error("'" + s + "' is not a number");
-}
-
-inline std::optional<double> number_at(const nlohmann::ordered_json& object, const char* key) {
-  const auto it = object.find(key);
-  return it == object.end() ? std::nullopt : number_in(*it);
 }
 
 // A finite number, or absent: what a table shows.
