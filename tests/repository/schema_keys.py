@@ -18,13 +18,13 @@ import tempfile
 import os
 
 # Written from the structs, never read back: the readers give them again. (A finding's "source", the list it is in,
-# is one too, but the clock setting's "source" is read: names are compared, not their places.)
+# is one too, but the clock setting's "source" is read: names are compared, not their places. So are each side's
+# kernels' digests, but a case's "kernels_digest" is looked for: a document of a kbench before them lacks it.)
 DERIVED = {
     "problems",        # a check's failing findings' texts
     "flags", "notes",  # a timing's findings' texts, failing and not
     "parts_seconds",   # a census side's kernels and copies, added
     "digest",          # the declaration's lines, hashed
-    "kernels_digest",  # each side's census, hashed
 }
 # Values the readers compare with, not keys.
 VALUES = {"exact", "within", "ulp", "nan", "inf"}

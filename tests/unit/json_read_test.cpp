@@ -3,6 +3,7 @@
 // wrote (tests/data/) read without loss; what a document cannot be is a usage error naming it.
 #include <kbench/results/json_read.hpp>
 #include <kbench/results/json_report.hpp>
+#include <kbench/results/results_document.hpp>
 #include <kbench/engines/comparison.hpp>
 
 #include <cmath>
@@ -257,6 +258,8 @@ TEST_CASE("typed -> JSON -> typed -> JSON gives the same JSON, in every mode", "
     // The structs themselves, where a difference would not show in the JSON.
     REQUIRE(back.cases.size() == run.cases.size());
     CHECK(back.mode == mode);
+    CHECK(back.declarations_carried);
+    CHECK(back.kernels_digests_carried);
     CHECK(back.cases[1].checks[0].problems.size() == 2);
     CHECK(back.cases[1].checks[0].problems[0].kind == finding_kind::stray_write);
     CHECK(back.cases[1].checks[0].outputs[0].type == dtype::bf16);
@@ -292,7 +295,7 @@ TEST_CASE("the shipped documents of an earlier kbench read without loss", "[json
     std::ifstream file(path);
     REQUIRE(file);
     const json shipped = json::parse(file);
-    const kbench::run_record run = kbench::read_results(shipped);
+    const kbench::run_record run = kbench::load_results(path);
     const json again = kbench::results_document(run);
     // Every key the earlier kbench wrote, at every depth, holds the same value written again (keys it lacked are
     // added, with their defaults).
@@ -337,6 +340,8 @@ TEST_CASE("a document of an older kbench, without the keys it lacked, reads with
   CHECK(run.cases[8].shape.to_string() == "tokens=37/head_dim=80");
   CHECK_FALSE(run.cases[8].near_shape);
   CHECK(run.cases[0].declaration.empty());
+  CHECK_FALSE(run.declarations_carried);  // which a comparison with a baseline needs to know
+  CHECK_FALSE(run.kernels_digests_carried);
   CHECK(run.cases[0].checks[0].edge_runs == 0);
   const kbench::timing_result& t = *run.cases[0].timing;
   CHECK_FALSE(t.clocks.measured);

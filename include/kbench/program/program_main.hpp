@@ -47,17 +47,17 @@ inline bool wants_tables(const run_options& options) {
   return !options.markdown_path.empty() || !options.csv_path.empty() || !options.baseline_path.empty();
 }
 
-// The tables and the comparison with a baseline of a finished run, from its `document`; true when the
-// baseline comparison finds a regression.
-inline bool write_tables_and_compare(run_mode mode, const nlohmann::ordered_json& document, const run_options& options) {
+// The tables and the comparison with a baseline of a finished run; true when the baseline comparison finds a
+// regression.
+inline bool write_tables_and_compare(run_mode mode, const run_record& run, const run_options& options) {
   if (!wants_tables(options)) return false;
-  if (!options.markdown_path.empty()) write_text_file(options.markdown_path, to_markdown(document));
-  if (!options.csv_path.empty()) write_text_file(options.csv_path, to_csv(document));
+  if (!options.markdown_path.empty()) write_text_file(options.markdown_path, to_markdown(run));
+  if (!options.csv_path.empty()) write_text_file(options.csv_path, to_csv(run));
   if (options.baseline_path.empty() || mode != run_mode::perf) return false;
   baseline_options compare;
   compare.threshold = options.baseline_threshold;
   compare.intended_change = options.intended_change;
-  const baseline_report report = compare_with_baseline(load_results(options.baseline_path), document, compare);
+  const baseline_report report = compare_with_baseline(load_results(options.baseline_path), run, compare);
   fmt::print("\nagainst the baseline {}:\n{}", options.baseline_path, format_baseline(report));
   return report.regressed();
 }
@@ -70,13 +70,10 @@ inline std::string json_line(const nlohmann::ordered_json& j) {
 std::string case_json_line(const case_record& record) { return json_line(case_json(record)); }
 
 int finish(program_run& whole_run, const char* program, const run_options& options, int framework_status) {
-  const run_record& run = whole_run.results;
-  // One document, built once, for every writer.
-  const bool written = !options.json_path.empty() || wants_tables(options);
-  const nlohmann::ordered_json document = written ? results_document(run) : nlohmann::ordered_json();
-  if (!options.json_path.empty()) write_json_document(document, run.mode, options.json_path, program);
+  const run_record& run = whole_run.results;  // one run, for every writer
+  if (!options.json_path.empty()) write_json(run, options.json_path, program);
   whole_run.progress.end();
-  if (write_tables_and_compare(run.mode, document, options)) {
+  if (write_tables_and_compare(run.mode, run, options)) {
     fmt::print("kbench: a regression against the baseline (above): a case slower beyond {:.3g}%, failing now, or "
                "whose reference moved (--intended-change if the test changed on purpose)\n",
                100 * options.baseline_threshold);
@@ -232,7 +229,7 @@ inline int run_program(program_run& whole_run, int argc, char** argv, bool super
       // A run that one process could not finish: its tables and baseline comparison come from every
       // process's records (its exit status already fails).
       return supervise(argv, json_file, options.mode, [&options](const nlohmann::ordered_json& document) {
-        (void)write_tables_and_compare(options.mode, document, options);
+        (void)write_tables_and_compare(options.mode, read_results(document), options);
       });
     }
     run_record& run = whole_run.results;

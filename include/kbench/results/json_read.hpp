@@ -7,11 +7,13 @@
 // What the writer derives from the structs is not read: the structs give it again (a check's "passed" and
 // "problems", a timing's "flags" and "notes", a finding's "source", a census side's "parts_seconds", the
 // digests). What the document does not carry reads as the default (a timing's own stage times and the findings
-// it met, the reference's throughput, a comparison's first indices of each kind). A value of the wrong type, a
-// word that names no verdict, mode, finding kind or element type, is a usage error naming the case. HIP-free;
-// opt-in (nlohmann/json).
+// it met, the reference's throughput, a comparison's first indices of each kind). Whether the cases carry their
+// declarations and kernels' digests at all is the run's (run_record::declarations_carried). A value of the wrong
+// type, a word that names no verdict, mode, finding kind or element type, is a usage error naming the case.
+// HIP-free; opt-in (nlohmann/json).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -285,6 +287,11 @@ inline run_record run_from_json(const json& doc) {
     throw usage_error(std::string("the results: ") + e.what());
   }
   const json& cases = document["cases"];
+  auto carried = [&cases](const char* key) {
+    return std::any_of(cases.begin(), cases.end(), [key](const json& c) { return c.is_object() && c.contains(key); });
+  };
+  run.declarations_carried = carried("declaration");
+  run.kernels_digests_carried = carried("kernels_digest");
   for (std::size_t i = 0; i < cases.size(); ++i) {
     try {
       run.cases.push_back(detail::case_from_json(cases[i]));
