@@ -5,9 +5,11 @@
 #include <kbench/results/json_report.hpp>
 #include <kbench/results/results_document.hpp>
 #include <kbench/engines/comparison.hpp>
+#include <kbench/program/child_report.hpp>
 
 #include <cmath>
 #include <cstdint>
+#include <deque>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -287,6 +289,28 @@ TEST_CASE("typed -> JSON -> typed -> JSON gives the same JSON, in every mode", "
       CHECK(back.cases[6].census->platform == "amd");
     }
   }
+}
+
+TEST_CASE("a child's records and its run read back as the cases and the run they were", "[json_read]") {
+  const kbench::run_record run = family_run(kbench::run_mode::perf);
+  std::string lines = "tests 1\n";
+  for (const kbench::case_record& c : run.cases) lines += "record " + kbench::detail::case_json(c).dump() + "\n";
+  lines += "run " + kbench::run_document(run).dump() + "\ndone 0\n";
+  const kbench::detail::child_report report = kbench::detail::read_child_report(lines);
+  REQUIRE(report.records.size() == run.cases.size());
+  for (std::size_t i = 0; i < run.cases.size(); ++i) {
+    CHECK(kbench::detail::case_json(report.records[i]).dump() == kbench::detail::case_json(run.cases[i]).dump());
+  }
+  REQUIRE(report.run);
+  CHECK(kbench::run_document(*report.run).dump() == kbench::run_document(run).dump());
+  // The incomplete run written from them holds every case as the child had it.
+  const kbench::run_record incomplete =
+      kbench::detail::incomplete_run("", run.mode, report.run,
+                                     std::deque<kbench::case_record>(report.records.begin(), report.records.end()), "killed");
+  json expected = through_text(run);
+  expected["complete"] = false;
+  expected["incomplete_reason"] = "killed";
+  CHECK(kbench::results_document(incomplete).dump(1) == expected.dump(1));
 }
 
 TEST_CASE("the shipped documents of an earlier kbench read without loss", "[json_read]") {

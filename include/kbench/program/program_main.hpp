@@ -228,8 +228,8 @@ inline int run_program(program_run& whole_run, int argc, char** argv, bool super
       const std::string json_file = options.json_path.empty() ? "" : json_document_path(options.json_path, options.mode, argv[0]);
       // A run that one process could not finish: its tables and baseline comparison come from every
       // process's records (its exit status already fails).
-      return supervise(argv, json_file, options.mode, [&options](const nlohmann::ordered_json& document) {
-        (void)write_tables_and_compare(options.mode, read_results(document), options);
+      return supervise(argv, json_file, options.mode, [&options](const run_record& run) {
+        (void)write_tables_and_compare(options.mode, run, options);
       });
     }
     run_record& run = whole_run.results;
