@@ -3,19 +3,22 @@
 // or the kernels' digest), and whose reference's time moved (a failure unless the change is intended).
 // Both runs are run records (results.hpp), each perhaps read from its "kbench-results/1" document (load_results in
 // results_document.hpp reads one from a file); what the comparison finds, and its forms, are in
-// baseline_report.hpp. HIP-free; opt-in (it pulls in nlohmann/json).
+// baseline_report.hpp; baseline_reporter compares a program's run when it ends. HIP-free; opt-in (it pulls in
+// nlohmann/json).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <deque>
 #include <map>
 #include <optional>
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -25,6 +28,7 @@
 #include "../contract/error.hpp"
 #include "../results/case_digest.hpp"
 #include "../results/report.hpp"
+#include "../results/reporter.hpp"
 #include "../results/results.hpp"
 #include "../results/results_document.hpp"
 #include "../results/statistics.hpp"
@@ -314,5 +318,26 @@ inline void note_run_differences(const run_record& baseline, const run_record& c
   if (ratios > 0) report.geomean_ratio = std::exp(log_sum / static_cast<double>(ratios));
   return report;
 }
+
+// A perf run against an earlier one's file (load_results), when the run ends (--baseline): the comparison,
+// printed to `out`, and whether it found a regression. A run of another mode is not compared.
+class baseline_reporter : public reporter {
+ public:
+  baseline_reporter(std::string path, const baseline_options& options, std::FILE* out = stdout)
+      : path_(std::move(path)), options_(options), out_(out) {}
+  void run_ended(const run_record& run) override {
+    if (run.mode != run_mode::perf) return;
+    const baseline_report report = compare_with_baseline(load_results(path_), run, options_);
+    fmt::print(out_, "\nagainst the baseline {}:\n{}", path_, format_baseline(report));
+    regressed_ = report.regressed();
+  }
+  [[nodiscard]] bool regressed() const { return regressed_; }
+
+ private:
+  std::string path_;
+  baseline_options options_;
+  std::FILE* out_;
+  bool regressed_ = false;
+};
 
 }  // namespace kbench

@@ -1,12 +1,14 @@
 // kbench/results/table_report.hpp: a run's results (results.hpp) as one table, a row per case and shape: Markdown
 // for people (a pull request, a CI summary), CSV for spreadsheets and scripts. It shows what the results
-// document (json_report.hpp) holds: a figure the document writes null is an empty cell. HIP-free.
+// document (json_report.hpp) holds: a figure the document writes null is an empty cell; table_file_reporter writes
+// one to a file when the run ends. HIP-free.
 #pragma once
 
 #include <cmath>
 #include <fstream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -14,6 +16,7 @@
 #include "../contract/error.hpp"
 #include "census.hpp"
 #include "report.hpp"
+#include "reporter.hpp"
 #include "results.hpp"
 
 namespace kbench {
@@ -255,5 +258,26 @@ inline void write_text_file(const std::string& path, const std::string& text) {
   file << text;
   if (!file) throw error("writing '" + path + "' failed");
 }
+
+// A table of the run, to a file when the run ends: Markdown (--markdown) or CSV (--csv).
+class table_file_reporter : public reporter {
+ public:
+  using format = std::string (*)(const run_record&);
+  table_file_reporter(std::string path, format table) : path_(std::move(path)), table_(table) {}
+  void run_ended(const run_record& run) override { write_text_file(path_, table_(run)); }
+
+ private:
+  std::string path_;
+  format table_;
+};
+
+struct markdown_file_reporter : table_file_reporter {
+  explicit markdown_file_reporter(std::string path)
+      : table_file_reporter(std::move(path), [](const run_record& run) { return to_markdown(run); }) {}
+};
+
+struct csv_file_reporter : table_file_reporter {
+  explicit csv_file_reporter(std::string path) : table_file_reporter(std::move(path), [](const run_record& run) { return to_csv(run); }) {}
+};
 
 }  // namespace kbench
