@@ -1,5 +1,6 @@
-// baseline.hpp: a perf run against an earlier one, on synthetic runs serialised by json_report.hpp.
+// baseline.hpp: a perf run against an earlier one, on synthetic runs serialised by json_report.hpp and read back.
 #include <kbench/decisions/baseline.hpp>
+#include <kbench/results/json_read.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -63,7 +64,10 @@ kbench::run_record sample_run(std::uint64_t seed = 1) {
   return run;
 }
 
-json document(const kbench::run_record& run) { return json::parse(kbench::to_json(run)); }
+json json_of(const kbench::run_record& run) { return json::parse(kbench::to_json(run)); }
+
+// The run as its document gives it back, as a file's is.
+kbench::run_record document(const kbench::run_record& run) { return kbench::read_results(json_of(run)); }
 
 // Scales the optimized kernel's samples of case `index` (and its reference's, by `reference`).
 kbench::run_record scaled(kbench::run_record run, std::size_t index, double optimized, double reference = 1.0) {
@@ -85,7 +89,7 @@ const kbench::baseline_case& find(const kbench::baseline_report& r, const std::s
 }  // namespace
 
 TEST_CASE("the same samples are the same everywhere", "[baseline]") {
-  const json doc = document(sample_run());
+  const kbench::run_record doc = document(sample_run());
   const kbench::baseline_report r = kbench::compare_with_baseline(doc, doc, {});
   REQUIRE(r.cases.size() == 3);
   for (const kbench::baseline_case& c : r.cases) {
@@ -147,7 +151,7 @@ TEST_CASE("one case 0.7x the time is faster, and no regression", "[baseline]") {
 }
 
 TEST_CASE("1% noise in fresh samples stays within a 5% threshold; a 0.5% threshold sees a 3% change", "[baseline]") {
-  const json before = document(sample_run(1)), now = document(sample_run(77));
+  const kbench::run_record before = document(sample_run(1)), now = document(sample_run(77));
   const kbench::baseline_report r = kbench::compare_with_baseline(before, now, {0.05, 2000});
   for (const kbench::baseline_case& c : r.cases) {
     CHECK(c.change == kbench::time_change::same);
@@ -186,11 +190,11 @@ TEST_CASE("cases in one run only are added or missing; missing is a warning, not
 }
 
 TEST_CASE("cases match by name and dims whatever the dims' order", "[baseline]") {
-  const json before = document(sample_run());
-  json now = before;
+  const kbench::run_record before = document(sample_run());
+  json now = json_of(sample_run());
   json& shape = now["cases"][0]["shape"];
   shape = json{{"cols", shape["cols"]}, {"rows", shape["rows"]}};
-  const kbench::baseline_report r = kbench::compare_with_baseline(before, now);
+  const kbench::baseline_report r = kbench::compare_with_baseline(before, kbench::read_results(now));
   CHECK(r.added.empty());
   CHECK(r.missing.empty());
   CHECK(r.cases[0].label == "rmsnorm/cols=1024/rows=4096");  // labelled as the current run writes it
@@ -227,10 +231,10 @@ TEST_CASE("another device, compiler or kbench version is a warning", "[baseline]
 }
 
 TEST_CASE("runs without raw samples are judged on their medians, and say so", "[baseline]") {
-  const json before = document(sample_run());
-  json now = document(scaled(sample_run(), 0, 1.3));
+  const kbench::run_record before = document(sample_run());
+  json now = json_of(scaled(sample_run(), 0, 1.3));
   for (json& c : now["cases"]) c["timing"].erase("samples");  // a file from before the samples were written
-  const kbench::baseline_report r = kbench::compare_with_baseline(before, now);
+  const kbench::baseline_report r = kbench::compare_with_baseline(before, kbench::read_results(now));
   CHECK_FALSE(r.cases[0].optimized->ci.has_value());
   CHECK(r.cases[0].change == kbench::time_change::slower);
   CHECK_THAT(r.cases[0].notes.at(0), kbench_test::contains("judged on the medians alone"));
@@ -251,7 +255,7 @@ TEST_CASE("the unpaired bootstrap is seeded and brackets the ratio of medians", 
 }
 
 TEST_CASE("a bad threshold is a usage error", "[baseline]") {
-  const json doc = document(sample_run());
+  const kbench::run_record doc = document(sample_run());
   CHECK_THROWS_AS(kbench::compare_with_baseline(doc, doc, {-0.1, 2000}), kbench::usage_error);
   CHECK_THROWS_AS(kbench::compare_with_baseline(doc, doc, {0.05, 0}), kbench::usage_error);
 }
@@ -270,7 +274,7 @@ TEST_CASE("load_results reads perf runs and refuses anything else, naming the fi
     return "no error";
   };
   write(kbench::to_json(sample_run()));
-  CHECK(kbench::load_results(path)["cases"].size() == 3);
+  CHECK(kbench::load_results(path).cases.size() == 3);
   write("{\"schema\": \"kbench-results/2\", \"mode\": \"perf\", \"cases\": []}");
   CHECK_THAT(refusal(), kbench_test::contains("'kbench_baseline_test.json' has schema \"kbench-results/2\""));
   write("{\"cases\": []");
@@ -290,23 +294,33 @@ TEST_CASE("load_results reads perf runs and refuses anything else, naming the fi
 
 namespace {
 
-// A case's declaration and kernels' digests, as a document carries them.
-void set_digests(json& c, const std::string& declaration, const std::string& reference, const std::string& optimized) {
-  c["declaration"] = {{"digest", declaration}, {"lines", json::array({"case " + c["case"].get<std::string>()})}};
-  c["kernels_digest"] = {{"reference", reference}, {"optimized", optimized}};
+// A census side whose kernels' digest `symbol` sets.
+kbench::census_side side_with(const std::string& symbol) {
+  kbench::census_side side;
+  side.captured = true;
+  side.kernels.emplace_back().symbol = symbol;
+  return side;
 }
 
-json with_digests(const kbench::run_record& run) {
-  json doc = document(run);
-  for (json& c : doc["cases"]) set_digests(c, "fnv1a64:0000000000000001", "fnv1a64:00000000000000a1", "fnv1a64:00000000000000b1");
-  return doc;
+// Each case with a declaration ("case <name>", and `declaration`) and each side's kernels, read back.
+void set_digests(kbench::case_record& c, const std::string& declaration, const std::string& reference,
+                 const std::string& optimized) {
+  c.declaration = {"case " + c.case_name, declaration};
+  c.census.emplace();
+  c.census->reference = side_with(reference);
+  c.census->optimized = side_with(optimized);
+}
+
+kbench::run_record with_digests(kbench::run_record run) {
+  for (kbench::case_record& c : run.cases) set_digests(c, "1", "a1", "b1");
+  return document(run);
 }
 
 }  // namespace
 
 TEST_CASE("a reference made slower fails, unless the change is intended", "[baseline]") {
   const kbench::run_record before = sample_run();
-  const json old = document(before), now = document(scaled(before, 2, 1.0, 1.5));  // the optimized kernel as it was
+  const kbench::run_record old = document(before), now = document(scaled(before, 2, 1.0, 1.5));  // the optimized kernel as it was
   const kbench::baseline_report r = kbench::compare_with_baseline(old, now);
   const kbench::baseline_case& c = find(r, "softmax/rows=8192/cols=4096");
   CHECK(c.change == kbench::time_change::same);
@@ -336,9 +350,9 @@ TEST_CASE("a reference made slower fails, unless the change is intended", "[base
 }
 
 TEST_CASE("a changed declaration is listed, with the case, and is no regression by itself", "[baseline]") {
-  const json old = with_digests(sample_run());
-  json now = with_digests(sample_run());
-  now["cases"][1]["declaration"]["digest"] = "fnv1a64:0000000000000002";
+  const kbench::run_record old = with_digests(sample_run());
+  kbench::run_record now = with_digests(sample_run());
+  now.cases[1].declaration.back() = "2";
   const kbench::baseline_report r = kbench::compare_with_baseline(old, now);
   const kbench::baseline_case& c = find(r, "rmsnorm/rows=4096/cols=2048");
   CHECK(c.declaration_changed);
@@ -356,10 +370,10 @@ TEST_CASE("a changed declaration is listed, with the case, and is no regression 
 }
 
 TEST_CASE("the reference's kernels changing is a changed test; the optimized kernels', a note", "[baseline]") {
-  const json old = with_digests(sample_run());
-  json now = with_digests(sample_run());
-  now["cases"][0]["kernels_digest"]["reference"] = "fnv1a64:00000000000000a2";
-  now["cases"][2]["kernels_digest"]["optimized"] = "fnv1a64:00000000000000b2";
+  const kbench::run_record old = with_digests(sample_run());
+  kbench::run_record now = with_digests(sample_run());
+  now.cases[0].census->reference = side_with("a2");
+  now.cases[2].census->optimized = side_with("b2");
   const kbench::baseline_report r = kbench::compare_with_baseline(old, now);
   CHECK(r.cases[0].reference_kernels_changed);
   CHECK(r.cases[0].test_changed());
@@ -368,15 +382,16 @@ TEST_CASE("the reference's kernels changing is a changed test; the optimized ker
   CHECK_THAT(r.cases[2].notes.at(0), kbench_test::contains("the optimized kernels changed"));
   CHECK(r.changed_tests() == std::vector<std::string>{"rmsnorm/rows=4096/cols=1024"});
   // A digest that one run lacks (a correctness run, a side not captured) is no change.
-  now["cases"][0]["kernels_digest"] = nullptr;
+  now.cases[0].census.reset();
   CHECK(kbench::compare_with_baseline(old, now).changed_tests().empty());
 }
 
 TEST_CASE("a current run cut short fails the comparison; a baseline cut short is a warning", "[baseline]") {
-  const json complete = document(sample_run());
-  json cut = complete;
-  cut["complete"] = false;
-  cut["incomplete_reason"] = "the program ended with status 0 during softmax/rows=8192/cols=4096";
+  const kbench::run_record complete = document(sample_run());
+  json cut_document = json_of(sample_run());
+  cut_document["complete"] = false;
+  cut_document["incomplete_reason"] = "the program ended with status 0 during softmax/rows=8192/cols=4096";
+  const kbench::run_record cut = kbench::read_results(cut_document);
   const kbench::baseline_report r = kbench::compare_with_baseline(complete, cut);
   CHECK(r.regressed());
   CHECK(*r.current_incomplete == "the program ended with status 0 during softmax/rows=8192/cols=4096");
@@ -389,9 +404,9 @@ TEST_CASE("a current run cut short fails the comparison; a baseline cut short is
 }
 
 TEST_CASE("a baseline without declarations, against a run with them, is a warning", "[baseline]") {
-  json old = document(sample_run());
+  json old = json_of(sample_run());
   for (json& c : old["cases"]) c.erase("declaration");  // a file from before the declarations were written
-  const kbench::baseline_report r = kbench::compare_with_baseline(old, with_digests(sample_run()));
+  const kbench::baseline_report r = kbench::compare_with_baseline(kbench::read_results(old), with_digests(sample_run()));
   REQUIRE(r.warnings.size() == 1);
   CHECK_THAT(r.warnings[0], kbench_test::contains("the baseline carries no declarations"));
   CHECK(r.changed_tests().empty());

@@ -142,9 +142,9 @@ TEST_CASE("the report, the JSON and the tables give each side's clock and the sp
   CHECK(clocks["speedup_in_cycles"] == Approx(3.0));
   CHECK(clocks["throttled_samples"].empty());
 
-  CHECK_THAT(kbench::to_csv(doc), kbench_test::contains(",optimized_clock_hz,speedup_in_cycles\r\n"));
-  CHECK_THAT(kbench::to_csv(doc), kbench_test::contains(",1755000000,3\r\n"));
-  CHECK_THAT(kbench::to_markdown(doc), kbench_test::contains("| cold, 1755 MHz |"));
+  CHECK_THAT(kbench::to_csv(run), kbench_test::contains(",optimized_clock_hz,speedup_in_cycles\r\n"));
+  CHECK_THAT(kbench::to_csv(run), kbench_test::contains(",1755000000,3\r\n"));
+  CHECK_THAT(kbench::to_markdown(run), kbench_test::contains("| cold, 1755 MHz |"));
 }
 
 TEST_CASE("a clock that could not be read says why; a locked clock says at what", "[clocks]") {
@@ -166,8 +166,8 @@ TEST_CASE("a clock that could not be read says why; a locked clock says at what"
 
 TEST_CASE("a baseline run at another SM clock says so, with the time's change in cycles", "[clocks][baseline]") {
   // The same kernel, bound by its cycles: 1980 MHz in the baseline, 1485 MHz now (4/3 the seconds).
-  const nlohmann::ordered_json before = kbench::results_document(run_with(clocked_timing(1980e6, 2.0)));
-  const nlohmann::ordered_json after = kbench::results_document(run_with(clocked_timing(1485e6, 2.0)));
+  const kbench::run_record before = run_with(clocked_timing(1980e6, 2.0));
+  const kbench::run_record after = run_with(clocked_timing(1485e6, 2.0));
   const kbench::baseline_report report = kbench::compare_with_baseline(before, after);
   REQUIRE(report.cases.size() == 1);
   const kbench::baseline_case& c = report.cases[0];
@@ -181,7 +181,7 @@ TEST_CASE("a baseline run at another SM clock says so, with the time's change in
   }
   CHECK(noted);
   // Within 2%: nothing said.
-  const nlohmann::ordered_json close = kbench::results_document(run_with(clocked_timing(1960e6, 2.0)));
+  const kbench::run_record close = run_with(clocked_timing(1960e6, 2.0));
   const kbench::baseline_report close_report = kbench::compare_with_baseline(before, close);
   REQUIRE(close_report.cases.size() == 1);
   for (const std::string& note : close_report.cases[0].notes) {
@@ -191,7 +191,7 @@ TEST_CASE("a baseline run at another SM clock says so, with the time's change in
   kbench::run_record locked_run = run_with(clocked_timing(1410e6, 2.0));
   locked_run.clock_setting->locked = true;
   locked_run.clock_setting->locked_hz = 1410e6;
-  const kbench::baseline_report warned = kbench::compare_with_baseline(before, kbench::results_document(locked_run));
+  const kbench::baseline_report warned = kbench::compare_with_baseline(before, locked_run);
   bool warned_lock = false;
   for (const std::string& w : warned.warnings) {
     warned_lock = warned_lock || w == "the SM clock setting differs: baseline not locked, current locked at 1410 MHz";

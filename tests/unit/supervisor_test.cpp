@@ -4,6 +4,7 @@
 #include <kbench/program/supervisor.hpp>
 
 #include <cstdio>
+#include <deque>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -121,11 +122,11 @@ TEST_CASE("a child's report: its plan, the tests it started, its records and the
   const kbench::detail::child_report during = kbench::detail::read_child_report("tests 2\ncase a/n=1\t{\"case\": \"a\", \"verdict\": "
                                                                                 "\"error\", \"message\": \"\"}\n");
   CHECK_FALSE(during.last_finished);
-  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
+  std::deque<kbench::case_record> cases;
   kbench::detail::add_cases(during, "the program ended with status 0 during a/n=1", cases);
   REQUIRE(cases.size() == 1);
-  CHECK(cases[0]["verdict"] == "error");
-  CHECK(cases[0]["message"] == "the program ended with status 0 during a/n=1");
+  CHECK(cases[0].verdict == kbench::case_verdict::error);
+  CHECK(cases[0].message == "the program ended with status 0 during a/n=1");
   CHECK(kbench::detail::tests_left(during) == 1);
   // Said nothing of its plan: nothing is known to be left.
   CHECK(kbench::detail::tests_left(kbench::detail::read_child_report("case a/n=1\n")) == 0);
@@ -135,10 +136,11 @@ TEST_CASE("an incomplete run's document: the run a child sent, the cases every c
   kbench::run_record run;
   run.mode = kbench::run_mode::perf;
   run.device.name = "a device";
-  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
-  cases.push_back({{"case", "rmsnorm"}});
-  const nlohmann::ordered_json d = kbench::detail::incomplete_document("", kbench::run_mode::perf, kbench::run_document(run), cases,
-                                                                       "the program ended with status 0 during rmsnorm");
+  std::deque<kbench::case_record> cases(1);
+  cases[0].case_name = "rmsnorm";
+  const nlohmann::ordered_json d = kbench::results_document(
+      kbench::detail::incomplete_run("", kbench::run_mode::perf, kbench::read_results(kbench::run_document(run)), cases,
+                                     "the program ended with status 0 during rmsnorm"));
   CHECK(d["complete"] == false);
   CHECK(d["incomplete_reason"] == "the program ended with status 0 during rmsnorm");
   CHECK(d["cases"].size() == 1);
@@ -152,21 +154,20 @@ TEST_CASE("an incomplete run whose children sent no run document: the file one w
   run.mode = kbench::run_mode::perf;
   run.device.name = "written";
   kbench::write_json(run, path);
-  const nlohmann::ordered_json from_file = kbench::detail::incomplete_document(path, kbench::run_mode::perf, std::nullopt,
-                                                                               nlohmann::ordered_json::array(), "killed");
+  const nlohmann::ordered_json from_file =
+      kbench::results_document(kbench::detail::incomplete_run(path, kbench::run_mode::perf, std::nullopt, {}, "killed"));
   CHECK(from_file["device"]["name"] == "written");
   CHECK(from_file["complete"] == false);
   std::remove(path.c_str());
-  const nlohmann::ordered_json none = kbench::detail::incomplete_document(path, kbench::run_mode::census, std::nullopt,
-                                                                          nlohmann::ordered_json::array(), "killed");
+  const nlohmann::ordered_json none =
+      kbench::results_document(kbench::detail::incomplete_run(path, kbench::run_mode::census, std::nullopt, {}, "killed"));
   CHECK(none["schema"] == "kbench-results/1");
   CHECK(none["mode"] == "census");
   CHECK(none["incomplete_reason"] == "killed");
   CHECK(none["cases"].empty());
   // A file cut short is replaced the same way.
   std::ofstream(path) << "{\"schema\": \"kbench-res";
-  CHECK(kbench::detail::incomplete_document(path, kbench::run_mode::census, std::nullopt, nlohmann::ordered_json::array(),
-                                            "cut")["device"]["name"] == "");
+  CHECK(kbench::detail::incomplete_run(path, kbench::run_mode::census, std::nullopt, {}, "cut").device.name == "");
   std::remove(path.c_str());
 }
 

@@ -132,8 +132,9 @@ TEST_CASE("parameters: numbers of a shape that are no sizes, in labels, options,
   CHECK(document["cases"][0]["shape"] == nlohmann::ordered_json({{"rows", 37}, {"cols", 1531}}));
   CHECK(document["cases"][0]["parameters"] == nlohmann::ordered_json({{"eps", 1e-5}, {"scale", 0.125}}));
   CHECK_FALSE(document["cases"][1].contains("parameters"));
-  CHECK(kbench::detail::case_label_of(document["cases"][0]) == "rmsnorm/rows=37/cols=1531/eps=1e-05/scale=0.125");
-  CHECK(kbench::detail::match_key(document["cases"][0]) == "rmsnorm\ncols=1531\neps=1e-05\nrows=37\nscale=0.125");
+  const kbench::case_record back = kbench::read_results(document).cases[0];
+  CHECK(kbench::case_label(back.case_name, back.shape) == "rmsnorm/rows=37/cols=1531/eps=1e-05/scale=0.125");
+  CHECK(kbench::detail::match_key(back) == "rmsnorm\ncols=1531\neps=1e-05\nrows=37\nscale=0.125");
 }
 
 }  // namespace unit_sweep_test

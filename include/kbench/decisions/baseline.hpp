@@ -1,25 +1,35 @@
 // kbench/decisions/baseline.hpp: a perf run against an earlier one (`kbench-compare OLD.json NEW.json`): which cases
 // got slower or faster, by how much and how surely, which fail now, whose test changed (the declaration's
 // or the kernels' digest), and whose reference's time moved (a failure unless the change is intended).
-// Both runs are "kbench-results/1" documents (json_report.hpp; load_results in results_document.hpp reads
-// one from a file); what the comparison finds, and its forms, are in baseline_report.hpp. HIP-free; opt-in
-// (it pulls in nlohmann/json).
+// Both runs are run records (results.hpp), each perhaps read from its "kbench-results/1" document (load_results in
+// results_document.hpp reads one from a file); what the comparison finds, and its forms, are in
+// baseline_report.hpp; baseline_reporter compares a program's run when it ends. HIP-free; opt-in (it pulls in
+// nlohmann/json).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <deque>
 #include <map>
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "../contract/declaration_digest.hpp"
 #include "../contract/error.hpp"
+#include "../results/case_digest.hpp"
+#include "../results/report.hpp"
+#include "../results/reporter.hpp"
+#include "../results/results.hpp"
 #include "../results/results_document.hpp"
 #include "../results/statistics.hpp"
 #include "baseline_report.hpp"
@@ -61,24 +71,23 @@ inline double median_in_place(std::vector<double>& v) {
   return {quantile_of_sorted(ratios, 0.025), quantile_of_sorted(ratios, 0.975)};
 }
 
-// One kernel's median and raw samples in a case's "timing"; absent when it was not timed (a host reference).
+// One kernel's median and its raw samples that are finite; absent when it was not timed (a host reference).
 struct timed_side {
   std::optional<double> median;
   std::vector<double> samples;
 };
 
-inline std::optional<timed_side> timed_side_of(const nlohmann::ordered_json& timing, const char* side) {
-  const auto stats = timing.find(side);
-  if (stats == timing.end() || stats->is_null()) return std::nullopt;
-  timed_side s{number_at(*stats, "median"), {}};
-  const auto samples = timing.find("samples");
-  if (samples != timing.end() && samples->is_object() && samples->contains(side) && (*samples)[side].is_array()) {
-    for (const auto& x : (*samples)[side]) {
-      const std::optional<double> v = number_in(x);
-      if (v && std::isfinite(*v)) s.samples.push_back(*v);
-    }
+inline timed_side timed_side_of(const sample_stats& stats, const std::vector<double>& samples) {
+  timed_side s{stats.median, {}};
+  for (double v : samples) {
+    if (std::isfinite(v)) s.samples.push_back(v);
   }
   return s;
+}
+
+inline std::optional<timed_side> reference_side_of(const timing_result& t) {
+  if (!t.reference) return std::nullopt;
+  return timed_side_of(*t.reference, t.reference_samples);
 }
 
 inline std::optional<time_ratio> ratio_between(const std::optional<timed_side>& before,
@@ -101,48 +110,40 @@ inline time_change judge_ratio(const time_ratio& r, double threshold) {
 }
 
 // What matches a case across runs: its name, its dims and its parameters, whatever their order.
-inline std::string match_key(const nlohmann::ordered_json& c) {
+inline std::string match_key(const case_record& c) {
   std::vector<std::string> dims;
-  for (const auto& [name, size] : c.at("shape").items()) dims.push_back(name + "=" + size.dump());
-  if (c.contains("parameters")) {
-    for (const auto& [name, value] : c.at("parameters").items()) {
-      dims.push_back(name + "=" + exact_decimal(value.get<double>()));
-    }
-  }
+  for (const auto& [name, size] : c.shape.dims()) dims.push_back(name + "=" + std::to_string(size));
+  for (const auto& [name, value] : c.shape.parameters()) dims.push_back(name + "=" + exact_decimal(value));
   std::sort(dims.begin(), dims.end());
-  std::string key = c.at("case").get<std::string>();
+  std::string key = c.case_name;
   for (const std::string& d : dims) key += "\n" + d;
   return key;
 }
 
-inline const nlohmann::ordered_json& cases_of(const nlohmann::ordered_json& doc, const char* which) {
-  if (!doc.is_object() || !doc.contains("cases") || !doc["cases"].is_array()) {
-    throw usage_error(std::string("the ") + which + " run has no \"cases\" array");
-  }
-  return doc["cases"];
+// The digests a case carries (none in documents of an older kbench, nor where nothing was seen: a correctness
+// run has no census): its declaration's, and each side's kernels'.
+inline std::optional<std::string> declaration_digest(const case_record& c) {
+  if (c.declaration.empty()) return std::nullopt;
+  return digest_of_lines(c.declaration);
 }
 
-// A digest a case carries at c[key][field] (absent in documents of an older kbench, and where nothing was
-// seen: a correctness run has no census).
-inline std::optional<std::string> digest_in(const nlohmann::ordered_json& c, const char* key, const char* field) {
-  const auto outer = c.find(key);
-  if (outer == c.end() || !outer->is_object()) return std::nullopt;
-  const auto inner = outer->find(field);
-  if (inner == outer->end() || !inner->is_string()) return std::nullopt;
-  return inner->get<std::string>();
+inline std::optional<std::string> kernels_digest_of(const run_record& run, const case_record& c, bool reference) {
+  if (!run.kernels_digests_carried || !c.census) return std::nullopt;
+  return reference ? kernels_digest(c.census->reference) : kernels_digest(c.census->optimized);
 }
 
-inline bool digests_differ(const nlohmann::ordered_json& before, const nlohmann::ordered_json& now, const char* key,
-                           const char* field) {
-  const std::optional<std::string> a = digest_in(before, key, field), b = digest_in(now, key, field);
+inline bool digests_differ(const std::optional<std::string>& a, const std::optional<std::string>& b) {
   return a && b && *a != *b;
 }
 
 // Whether the test itself changed between the runs: its declaration, or the kernels a side launches.
-inline void note_test_changes(const nlohmann::ordered_json& before, const nlohmann::ordered_json& now, baseline_case& c) {
-  c.declaration_changed = digests_differ(before, now, "declaration", "digest");
-  c.reference_kernels_changed = digests_differ(before, now, "kernels_digest", "reference");
-  c.optimized_kernels_changed = digests_differ(before, now, "kernels_digest", "optimized");
+inline void note_test_changes(const run_record& baseline, const case_record& before, const run_record& current,
+                              const case_record& now, baseline_case& c) {
+  c.declaration_changed = digests_differ(declaration_digest(before), declaration_digest(now));
+  c.reference_kernels_changed =
+      digests_differ(kernels_digest_of(baseline, before, true), kernels_digest_of(current, now, true));
+  c.optimized_kernels_changed =
+      digests_differ(kernels_digest_of(baseline, before, false), kernels_digest_of(current, now, false));
   if (c.declaration_changed) {
     c.notes.push_back("the declaration changed (buffers, tolerances, shapes, work, requirements or allowances)");
   }
@@ -164,23 +165,19 @@ inline void judge_reference(const baseline_options& options, baseline_case& c) {
                                                           "unless --intended-change"));
 }
 
-// The median SM clock of a side's samples in a case's timing (absent in documents of an older kbench, and
-// where the clock was not read).
-inline std::optional<double> median_clock(const nlohmann::ordered_json& timing, const char* side) {
-  const auto clocks = timing.find("clocks");
-  if (clocks == timing.end() || !clocks->is_object()) return std::nullopt;
-  const auto stats = clocks->find(side);
-  if (stats == clocks->end() || !stats->is_object()) return std::nullopt;
-  const std::optional<double> median = number_at(*stats, "median");
-  return median && *median > 0 ? median : std::nullopt;
+// The median SM clock of the optimized kernel's samples (absent in documents of an older kbench, and where the
+// clock was not read).
+inline std::optional<double> median_clock(const timing_result& t) {
+  if (!t.clocks.optimized || !(t.clocks.optimized->median > 0)) return std::nullopt;
+  return t.clocks.optimized->median;
 }
 
 // Runs whose optimized kernel ran at SM clocks more than this apart (relative) say so: a time moves with
 // the clock where a kernel is bound by its own arithmetic or latency.
 inline constexpr double clock_tolerance = 0.02;
 
-inline void note_clocks(const nlohmann::ordered_json& before, const nlohmann::ordered_json& now, baseline_case& c) {
-  const std::optional<double> a = median_clock(before, "optimized"), b = median_clock(now, "optimized");
+inline void note_clocks(const timing_result& before, const timing_result& now, baseline_case& c) {
+  const std::optional<double> a = median_clock(before), b = median_clock(now);
   if (!a || !b) return;
   const double ratio = *b / *a;
   if (std::fabs(ratio - 1.0) <= clock_tolerance) return;
@@ -195,31 +192,31 @@ inline void note_clocks(const nlohmann::ordered_json& before, const nlohmann::or
   c.notes.push_back(note);
 }
 
-inline baseline_case compare_case(const nlohmann::ordered_json& before, const nlohmann::ordered_json& now,
-                                  const baseline_options& options) {
+inline baseline_case compare_case(const run_record& baseline, const case_record& before, const run_record& current,
+                                  const case_record& now, const baseline_options& options) {
   baseline_case c;
-  c.case_name = now.at("case").get<std::string>();
-  c.shape = now.at("shape");
-  c.label = case_label_of(now);
-  c.baseline_verdict = before.at("verdict").get<std::string>();
-  c.current_verdict = now.at("verdict").get<std::string>();
-  const bool passed_before = c.baseline_verdict == "pass";
-  c.now_fails = passed_before && (c.current_verdict == "fail" || c.current_verdict == "error");
-  if (passed_before && (c.current_verdict == "skipped" || c.current_verdict == "filtered")) {
+  c.case_name = now.case_name;
+  c.shape = now.shape;
+  c.label = case_label(now.case_name, now.shape);
+  c.baseline_verdict = std::string(to_string(before.verdict));
+  c.current_verdict = std::string(to_string(now.verdict));
+  const bool passed_before = before.verdict == case_verdict::pass;
+  c.now_fails = passed_before && (now.verdict == case_verdict::fail || now.verdict == case_verdict::error);
+  if (passed_before && (now.verdict == case_verdict::skipped || now.verdict == case_verdict::filtered)) {
     c.notes.push_back(fmt::format("passed in the baseline, {} now", c.current_verdict));
   }
-  note_test_changes(before, now, c);
-  const auto& t0 = before.at("timing");
-  const auto& t1 = now.at("timing");
-  if (!t0.is_object() || !t1.is_object()) return c;
-  c.baseline_mode = t0.at("mode").get<std::string>();
-  c.current_mode = t1.at("mode").get<std::string>();
-  const std::optional<timed_side> optimized_before = timed_side_of(t0, "optimized");
-  const std::optional<timed_side> optimized_now = timed_side_of(t1, "optimized");
-  if (optimized_before) c.baseline_median = optimized_before->median;
-  if (optimized_now) c.current_median = optimized_now->median;
+  note_test_changes(baseline, before, current, now, c);
+  if (!before.timing || !now.timing) return c;
+  const timing_result& t0 = *before.timing;
+  const timing_result& t1 = *now.timing;
+  c.baseline_mode = std::string(to_string(t0.mode));
+  c.current_mode = std::string(to_string(t1.mode));
+  const timed_side optimized_before = timed_side_of(t0.optimized, t0.optimized_samples);
+  const timed_side optimized_now = timed_side_of(t1.optimized, t1.optimized_samples);
+  c.baseline_median = optimized_before.median;
+  c.current_median = optimized_now.median;
   c.optimized = ratio_between(optimized_before, optimized_now, options.resamples);
-  c.reference = ratio_between(timed_side_of(t0, "reference"), timed_side_of(t1, "reference"), options.resamples);
+  c.reference = ratio_between(reference_side_of(t0), reference_side_of(t1), options.resamples);
   judge_reference(options, c);
   if (!c.optimized) return c;
   c.change = judge_ratio(*c.optimized, options.threshold);
@@ -244,21 +241,39 @@ inline baseline_case compare_case(const nlohmann::ordered_json& before, const nl
 // A current run that ended early fails the comparison; a baseline that did is a warning, and so is one
 // written before the results carried declarations, against a run that carries them (no test change can
 // be seen).
-inline void note_completeness(const nlohmann::ordered_json& baseline, const nlohmann::ordered_json& current,
-                              baseline_report& report) {
-  auto reason = [](const nlohmann::ordered_json& doc) -> std::optional<std::string> {
-    if (!doc.contains("complete") || doc["complete"] != false) return std::nullopt;
-    const auto why = doc.find("incomplete_reason");
-    return why != doc.end() && why->is_string() ? why->get<std::string>() : std::string("no reason given");
+inline void note_completeness(const run_record& baseline, const run_record& current, baseline_report& report) {
+  auto reason = [](const run_record& run) -> std::optional<std::string> {
+    if (run.complete) return std::nullopt;
+    return run.incomplete_reason.value_or("no reason given");
   };
   report.current_incomplete = reason(current);
   if (const std::optional<std::string> why = reason(baseline)) report.warnings.push_back("the baseline run is incomplete: " + *why);
-  auto declared = [](const nlohmann::ordered_json& cases) {
-    return std::any_of(cases.begin(), cases.end(), [](const nlohmann::ordered_json& c) { return c.contains("declaration"); });
-  };
-  if (declared(cases_of(current, "current")) && !declared(cases_of(baseline, "baseline"))) {
+  auto declared = [](const run_record& run) { return run.declarations_carried && !run.cases.empty(); };
+  if (declared(current) && !declared(baseline)) {
     report.warnings.push_back("the baseline carries no declarations (an older kbench): a changed test cannot be seen");
   }
+}
+
+// The runs differ in device, compiler or kbench version, or in the driver's clock setting where both read it
+// (older documents have none): warnings.
+inline void note_run_differences(const run_record& baseline, const run_record& current, baseline_report& report) {
+  using json = nlohmann::ordered_json;  // the values as the documents write them: "NVIDIA H200", quoted
+  for (const auto& [what, a, b] : {std::tuple{"device", &baseline.device.name, &current.device.name},
+                                   std::tuple{"compiler", &baseline.compiler, &current.compiler},
+                                   std::tuple{"kbench version", &baseline.kbench_version, &current.kbench_version}}) {
+    if (*a != *b) report.warnings.push_back(fmt::format("{} differs: baseline {}, current {}", what, json(*a).dump(), json(*b).dump()));
+  }
+  const std::optional<clock_control>& before = baseline.clock_setting;
+  const std::optional<clock_control>& now = current.clock_setting;
+  if (!before || !now || !before->locked || !now->locked) return;
+  auto locked_at = [](const clock_control& c) { return c.locked_hz > 0 ? std::optional<double>(c.locked_hz) : std::nullopt; };
+  if (*before->locked == *now->locked && locked_at(*before) == locked_at(*now)) return;
+  auto setting = [&](const clock_control& c) {
+    if (!*c.locked) return std::string("not locked");
+    const std::optional<double> at = locked_at(c);
+    return at && std::isfinite(*at) ? fmt::format("locked at {:.0f} MHz", *at / 1e6) : std::string("locked");
+  };
+  report.warnings.push_back(fmt::format("the SM clock setting differs: baseline {}, current {}", setting(*before), setting(*now)));
 }
 
 }  // namespace detail
@@ -266,69 +281,63 @@ inline void note_completeness(const nlohmann::ordered_json& baseline, const nloh
 // Matches the cases of `current` with those of `baseline` by name and shape and compares their times (see
 // baseline_case); lists the cases only one run has, and warns when the device, compiler or kbench version
 // differ.
-[[nodiscard]] inline baseline_report compare_with_baseline(const nlohmann::ordered_json& baseline,
-                                                           const nlohmann::ordered_json& current,
+[[nodiscard]] inline baseline_report compare_with_baseline(const run_record& baseline, const run_record& current,
                                                            const baseline_options& options = {}) {
-  using json = nlohmann::ordered_json;
   if (!(std::isfinite(options.threshold) && options.threshold >= 0.0)) {
     throw usage_error(fmt::format("the baseline threshold must be 0 or more, not {}", options.threshold));
   }
   if (options.resamples < 1) throw usage_error("the baseline comparison needs at least one bootstrap resample");
   baseline_report report;
   report.options = options;
-  const json& before = detail::cases_of(baseline, "baseline");
-  const json& now = detail::cases_of(current, "current");
-
-  auto field = [](const json& doc, const char* pointer) {
-    const json::json_pointer p(pointer);
-    return doc.contains(p) ? doc.at(p) : json();
-  };
-  for (const auto& [what, pointer] : {std::pair{"device", "/device/name"}, std::pair{"compiler", "/compiler"},
-                                      std::pair{"kbench version", "/kbench_version"}}) {
-    const json a = field(baseline, pointer), b = field(current, pointer);
-    if (a != b) report.warnings.push_back(fmt::format("{} differs: baseline {}, current {}", what, a.dump(), b.dump()));
-  }
-  // The driver's clock setting, where both runs read it (older documents have none).
-  const json lock_before = field(baseline, "/clock_setting/locked"), lock_now = field(current, "/clock_setting/locked");
-  const json at_before = field(baseline, "/clock_setting/locked_hz"), at_now = field(current, "/clock_setting/locked_hz");
-  if (lock_before.is_boolean() && lock_now.is_boolean() && (lock_before != lock_now || at_before != at_now)) {
-    auto setting = [](const json& locked, const json& at) {
-      if (!locked.get<bool>()) return std::string("not locked");
-      return at.is_number() ? fmt::format("locked at {:.0f} MHz", at.get<double>() / 1e6) : std::string("locked");
-    };
-    report.warnings.push_back(fmt::format("the SM clock setting differs: baseline {}, current {}",
-                                          setting(lock_before, at_before), setting(lock_now, at_now)));
-  }
+  detail::note_run_differences(baseline, current, report);
   detail::note_completeness(baseline, current, report);
 
+  const std::deque<case_record>& before = baseline.cases;
   std::map<std::string, std::size_t> index_before;
   for (std::size_t i = 0; i < before.size(); ++i) index_before.emplace(detail::match_key(before[i]), i);
   std::vector<bool> matched(before.size(), false);
   double log_sum = 0.0;
   std::size_t ratios = 0;
-  for (std::size_t i = 0; i < now.size(); ++i) {
-    try {
-      const auto found = index_before.find(detail::match_key(now[i]));
-      if (found == index_before.end()) {
-        report.added.push_back(detail::case_label_of(now[i]));
-        continue;
-      }
-      matched[found->second] = true;
-      baseline_case c = detail::compare_case(before[found->second], now[i], options);
-      if (c.optimized && c.optimized->ratio > 0 && std::isfinite(c.optimized->ratio)) {
-        log_sum += std::log(c.optimized->ratio);
-        ++ratios;
-      }
-      report.cases.push_back(std::move(c));
-    } catch (const json::exception& e) {
-      throw usage_error(fmt::format("case number {} of the current run: {}", i, e.what()));
+  for (const case_record& now : current.cases) {
+    const auto found = index_before.find(detail::match_key(now));
+    if (found == index_before.end()) {
+      report.added.push_back(case_label(now.case_name, now.shape));
+      continue;
     }
+    matched[found->second] = true;
+    baseline_case c = detail::compare_case(baseline, before[found->second], current, now, options);
+    if (c.optimized && c.optimized->ratio > 0 && std::isfinite(c.optimized->ratio)) {
+      log_sum += std::log(c.optimized->ratio);
+      ++ratios;
+    }
+    report.cases.push_back(std::move(c));
   }
   for (std::size_t i = 0; i < before.size(); ++i) {
-    if (!matched[i]) report.missing.push_back(detail::case_label_of(before[i]));
+    if (!matched[i]) report.missing.push_back(case_label(before[i].case_name, before[i].shape));
   }
   if (ratios > 0) report.geomean_ratio = std::exp(log_sum / static_cast<double>(ratios));
   return report;
 }
+
+// A perf run against an earlier one's file (load_results), when the run ends (--baseline): the comparison,
+// printed to `out`, and whether it found a regression. A run of another mode is not compared.
+class baseline_reporter : public reporter {
+ public:
+  baseline_reporter(std::string path, const baseline_options& options, std::FILE* out = stdout)
+      : path_(std::move(path)), options_(options), out_(out) {}
+  void run_ended(const run_record& run) override {
+    if (run.mode != run_mode::perf) return;
+    const baseline_report report = compare_with_baseline(load_results(path_), run, options_);
+    fmt::print(out_, "\nagainst the baseline {}:\n{}", path_, format_baseline(report));
+    regressed_ = report.regressed();
+  }
+  [[nodiscard]] bool regressed() const { return regressed_; }
+
+ private:
+  std::string path_;
+  baseline_options options_;
+  std::FILE* out_;
+  bool regressed_ = false;
+};
 
 }  // namespace kbench

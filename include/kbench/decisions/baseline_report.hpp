@@ -14,10 +14,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "../contract/shape.hpp"
 #include "../results/json_report.hpp"
 #include "../results/report.hpp"
-#include "../results/results_document.hpp"
 #include "../results/statistics.hpp"
+#include "../results/table_report.hpp"
 
 namespace kbench {
 
@@ -51,7 +52,7 @@ struct time_ratio {
 // One case at one shape, in both runs.
 struct baseline_case {
   std::string case_name;
-  nlohmann::ordered_json shape;  // {dim: size}, as the current run wrote it
+  kbench::shape shape;           // as the current run has it
   std::string label;             // "rmsnorm/rows=37/cols=1531"
   std::string baseline_verdict;  // "pass", "fail", ... (json_report.hpp)
   std::string current_verdict;
@@ -227,10 +228,15 @@ inline std::vector<std::string> baseline_footer(const baseline_report& r) {
     if (!t || !t->ci) return json(nullptr);
     return json{{"low", detail::number(t->ci->low)}, {"high", detail::number(t->ci->high)}};
   };
+  auto dims_json = [](const kbench::shape& s) {  // {dim: size}, in the shape's order, as the results document has it
+    json dims = json::object();
+    for (const auto& [name, size] : s.dims()) dims[name] = size;
+    return dims;
+  };
   json cases = json::array();
   for (const baseline_case& c : r.cases) {
     cases.push_back({{"case", c.case_name},
-                     {"shape", c.shape},
+                     {"shape", dims_json(c.shape)},
                      {"label", c.label},
                      {"baseline_verdict", c.baseline_verdict},
                      {"current_verdict", c.current_verdict},

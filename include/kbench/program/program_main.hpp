@@ -31,6 +31,7 @@
 
 #include "../decisions/baseline.hpp"
 #include "../results/json_report.hpp"
+#include "../results/reporter.hpp"
 #include "../results/results_document.hpp"
 #include "../results/table_report.hpp"
 #include "../version.hpp"
@@ -42,25 +43,36 @@
 namespace kbench {
 namespace detail {
 
-// Whether the run asks for tables (--markdown, --csv) or a comparison with a baseline (--baseline).
-inline bool wants_tables(const run_options& options) {
-  return !options.markdown_path.empty() || !options.csv_path.empty() || !options.baseline_path.empty();
-}
-
-// The tables and the comparison with a baseline of a finished run, from its `document`; true when the
-// baseline comparison finds a regression.
-inline bool write_tables_and_compare(run_mode mode, const nlohmann::ordered_json& document, const run_options& options) {
-  if (!wants_tables(options)) return false;
-  if (!options.markdown_path.empty()) write_text_file(options.markdown_path, to_markdown(document));
-  if (!options.csv_path.empty()) write_text_file(options.csv_path, to_csv(document));
-  if (options.baseline_path.empty() || mode != run_mode::perf) return false;
+// The writers of a finished run's tables and comparison with a baseline (--markdown, --csv, --baseline), added
+// to `reporters` in that order; the comparison's, when there is one.
+inline const baseline_reporter* add_table_reporters(reporter_list& reporters, run_mode mode, const run_options& options) {
+  if (!options.markdown_path.empty()) reporters.add<markdown_file_reporter>(options.markdown_path);
+  if (!options.csv_path.empty()) reporters.add<csv_file_reporter>(options.csv_path);
+  if (options.baseline_path.empty() || mode != run_mode::perf) return nullptr;
   baseline_options compare;
   compare.threshold = options.baseline_threshold;
   compare.intended_change = options.intended_change;
-  const baseline_report report = compare_with_baseline(load_results(options.baseline_path), document, compare);
-  fmt::print("\nagainst the baseline {}:\n{}", options.baseline_path, format_baseline(report));
-  return report.regressed();
+  return &reporters.add<baseline_reporter>(options.baseline_path, compare);
 }
+
+// The tables and the comparison with a baseline of a finished run; true when the baseline comparison finds a
+// regression.
+inline bool write_tables_and_compare(run_mode mode, const run_record& run, const run_options& options) {
+  reporter_list reporters;
+  const baseline_reporter* compared = add_table_reporters(reporters, mode, options);
+  reporters.run_ended(run);
+  return compared != nullptr && compared->regressed();
+}
+
+// The progress line ends with the run: after its results file, before its tables.
+class progress_end : public reporter {
+ public:
+  explicit progress_end(const progress_line& line) : line_(line) {}
+  void run_ended(const run_record&) override { line_.end(); }
+
+ private:
+  const progress_line& line_;
+};
 
 // One line of JSON, for the supervising parent (an invalid UTF-8 byte in a message is replaced, not thrown).
 inline std::string json_line(const nlohmann::ordered_json& j) {
@@ -71,12 +83,12 @@ std::string case_json_line(const case_record& record) { return json_line(case_js
 
 int finish(program_run& whole_run, const char* program, const run_options& options, int framework_status) {
   const run_record& run = whole_run.results;
-  // One document, built once, for every writer.
-  const bool written = !options.json_path.empty() || wants_tables(options);
-  const nlohmann::ordered_json document = written ? results_document(run) : nlohmann::ordered_json();
-  if (!options.json_path.empty()) write_json_document(document, run.mode, options.json_path, program);
-  whole_run.progress.end();
-  if (write_tables_and_compare(run.mode, document, options)) {
+  reporter_list reporters;  // one run, for every writer, in the order they write
+  if (!options.json_path.empty()) reporters.add<json_file_reporter>(options.json_path, program);
+  reporters.add<progress_end>(whole_run.progress);
+  const baseline_reporter* compared = add_table_reporters(reporters, run.mode, options);
+  reporters.run_ended(run);
+  if (compared != nullptr && compared->regressed()) {
     fmt::print("kbench: a regression against the baseline (above): a case slower beyond {:.3g}%, failing now, or "
                "whose reference moved (--intended-change if the test changed on purpose)\n",
                100 * options.baseline_threshold);
@@ -231,8 +243,8 @@ inline int run_program(program_run& whole_run, int argc, char** argv, bool super
       const std::string json_file = options.json_path.empty() ? "" : json_document_path(options.json_path, options.mode, argv[0]);
       // A run that one process could not finish: its tables and baseline comparison come from every
       // process's records (its exit status already fails).
-      return supervise(argv, json_file, options.mode, [&options](const nlohmann::ordered_json& document) {
-        (void)write_tables_and_compare(options.mode, document, options);
+      return supervise(argv, json_file, options.mode, [&options](const run_record& run) {
+        (void)write_tables_and_compare(options.mode, run, options);
       });
     }
     run_record& run = whole_run.results;

@@ -18,13 +18,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #if defined(__linux__)
 #include <fcntl.h>
@@ -39,6 +39,7 @@ extern char** environ;
 #endif
 
 #include "../results/json_report.hpp"
+#include "../results/results.hpp"
 #include "child_report.hpp"
 #include "completion_channel.hpp"
 
@@ -163,8 +164,8 @@ inline child_end run_child(char** argv, const std::vector<std::string>& started,
 
 // What the processes of one run found, as each ended.
 struct supervised_run {
-  nlohmann::ordered_json cases = nlohmann::ordered_json::array();
-  std::optional<nlohmann::ordered_json> run;  // the last run document a process sent
+  std::deque<case_record> cases;
+  std::optional<run_record> run;  // the last run a process sent
   std::optional<supervised_verdict> first_early_end;
   std::string reasons;
 };
@@ -187,10 +188,10 @@ inline int end_as(const supervised_verdict& v) {
 // started), so that a case that crashes or loses the device fails alone. When every process finished, the
 // last one's verdict and results stand; otherwise the run fails, and the parent writes the results file
 // (`json_file`, resolved; empty: none) from every process's records, marked incomplete with the reasons,
-// and hands that document to `write_others` (the tables, the comparison with a baseline). A results file
+// and hands that run to `write_others` (the tables, the comparison with a baseline). A results file
 // from an earlier run is removed first, so that one left over never reads as this run's.
 inline int supervise(char** argv, const std::string& json_file, run_mode mode,
-                     const std::function<void(const nlohmann::ordered_json&)>& write_others = {}) {
+                     const std::function<void(const run_record&)>& write_others = {}) {
   struct stat existing {};
   if (!json_file.empty() && ::stat(json_file.c_str(), &existing) == 0 && S_ISREG(existing.st_mode)) {
     std::remove(json_file.c_str());  // a plain file only: never /dev/stdout or a pipe
@@ -215,18 +216,18 @@ inline int supervise(char** argv, const std::string& json_file, run_mode mode,
     std::fprintf(stderr, "kbench: the run goes on in a new process with the %zu test%s after %s\n", left,
                  left == 1 ? "" : "s", report.tests.back().c_str());
   }
-  const nlohmann::ordered_json document = incomplete_document(json_file, mode, run.run, run.cases, run.reasons);
+  const run_record incomplete = incomplete_run(json_file, mode, run.run, std::move(run.cases), run.reasons);
   if (!json_file.empty()) {
-    write_json_document(document, mode, json_file, "kbench");
+    write_json_document(results_document(incomplete), mode, json_file, "kbench");
     std::fprintf(stderr, "kbench: %s is marked incomplete\n", json_file.c_str());
   }
-  if (write_others) write_others(document);
+  if (write_others) write_others(incomplete);
   return end_as(*run.first_early_end);
 }
 
 inline constexpr bool can_supervise = true;
 #else
-inline int supervise(char**, const std::string&, run_mode, const std::function<void(const nlohmann::ordered_json&)>& = {}) {
+inline int supervise(char**, const std::string&, run_mode, const std::function<void(const run_record&)>& = {}) {
   return 1;
 }
 inline constexpr bool can_supervise = false;

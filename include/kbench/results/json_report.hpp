@@ -16,12 +16,14 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
 #include "../contract/error.hpp"
 #include "case_digest.hpp"
 #include "physics_json.hpp"
+#include "reporter.hpp"
 #include "results.hpp"
 
 namespace kbench {
@@ -295,9 +297,9 @@ inline nlohmann::ordered_json case_json(const case_record& c) {
       {"kbench_version", run.kbench_version},
       {"mode", std::string(to_string(run.mode))},
       // The program wrote this document after its last case; a supervising parent that saw it end
-      // early sets false, with the reason (program/supervisor.hpp).
-      {"complete", true},
-      {"incomplete_reason", nullptr},
+      // early writes false, with the reason (program/supervisor.hpp).
+      {"complete", run.complete},
+      {"incomplete_reason", run.incomplete_reason ? json(*run.incomplete_reason) : json(nullptr)},
       {"compiler", run.compiler},
       {"optimized_build", run.optimized_build},
       {"device",
@@ -355,5 +357,16 @@ inline void write_json_document(const nlohmann::ordered_json& document, run_mode
 inline void write_json(const run_record& run, std::string path, const std::string& program = "kbench") {
   write_json_document(results_document(run), run.mode, std::move(path), program);
 }
+
+// The run's document, to the file json_document_path(path) names when the run ends (--json).
+class json_file_reporter : public reporter {
+ public:
+  json_file_reporter(std::string path, std::string program) : path_(std::move(path)), program_(std::move(program)) {}
+  void run_ended(const run_record& run) override { write_json(run, path_, program_); }
+
+ private:
+  std::string path_;
+  std::string program_;
+};
 
 }  // namespace kbench

@@ -252,6 +252,15 @@ struct run_record {
   std::optional<kbench::clock_control> clock_setting;  // perf runs
   double ceilings_seconds = 0.0;                   // host time measuring the three, once per program
   bool quick = false;  // --quick: the extended checks were skipped
+  // Whether the program ran to its end and decided its status: a supervising parent that saw its child end
+  // early records the run as incomplete, with the reason (program/supervisor.hpp).
+  bool complete = true;
+  std::optional<std::string> incomplete_reason;
+  // Whether its cases carry their declarations and their kernels' digests: a run kbench made does (each case
+  // that has them); a document of a kbench before them lacks their keys (json_read.hpp), and a comparison with
+  // a baseline sees no change where one run could not carry it.
+  bool declarations_carried = true;
+  bool kernels_digests_carried = true;
   std::deque<case_record> cases;  // a deque: references to a record stay valid while others are added
 };
 

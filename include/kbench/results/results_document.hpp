@@ -1,87 +1,26 @@
-// kbench/results/results_document.hpp: reading a "kbench-results/1" document (json_report.hpp) back: a perf
-// run's document from its file (load_results), a case's label, numbers written as strings when not finite,
-// table cells. HIP-free; shared by baseline.hpp and table_report.hpp.
+// kbench/results/results_document.hpp: a perf run's "kbench-results/1" document (json_report.hpp) read from its file
+// into a run_record (load_results), as the comparison with a baseline reads it (`kbench-compare`, --baseline): the
+// file's checks, then json_read.hpp's reader. HIP-free; opt-in (nlohmann/json).
 #pragma once
 
 #include <algorithm>
-#include <cmath>
-#include <cstdint>
+#include <cstddef>
 #include <fstream>
-#include <limits>
-#include <optional>
 #include <string>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "../contract/error.hpp"
-#include "../contract/shape.hpp"
-
-namespace kbench::detail {
-
-// "rows=37/cols=1531": a case's dims in the document's order (ordered_json keeps it), then its parameters
-// (a key that documents of older kbench, and cases without parameters, lack), joined as shape::to_string
-// joins them.
-inline std::string shape_text_of(const nlohmann::ordered_json& c) {
-  std::string dims;
-  for (const auto& [name, size] : c.at("shape").items()) {
-    dims += (dims.empty() ? "" : "/") + name + "=" + std::to_string(size.get<std::int64_t>());
-  }
-  if (c.contains("parameters")) {
-    for (const auto& [name, value] : c.at("parameters").items()) {
-      dims += (dims.empty() ? "" : "/") + name + "=" + exact_decimal(value.get<double>());
-    }
-  }
-  return dims;
-}
-
-// "rmsnorm/rows=37/cols=1531": a case at a shape, as the reports name it.
-inline std::string case_label_of(const nlohmann::ordered_json& c) {
-  const std::string name = c.at("case").get<std::string>(), dims = shape_text_of(c);
-  return dims.empty() ? name : name + "/" + dims;
-}
-
-// A number as json_report.hpp writes it: a JSON number, or "nan" / "inf" / "-inf"; null (and a missing
-// key) is absent.
-inline std::optional<double> number_in(const nlohmann::ordered_json& j) {
-  if (j.is_null()) return std::nullopt;
-  if (j.is_number()) return j.get<double>();
-  const std::string s = j.get<std::string>();  // anything else is a type error, with nlohmann's message
-  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
-  if (s == "inf") return std::numeric_limits<double>::infinity();
-  if (s == "-inf") return -std::numeric_limits<double>::infinity();
-  throw usage_error("'" + s + "' is not a number");
-}
-
-inline std::optional<double> number_at(const nlohmann::ordered_json& object, const char* key) {
-  const auto it = object.find(key);
-  return it == object.end() ? std::nullopt : number_in(*it);
-}
-
-// A finite number, or absent: what a table shows.
-inline std::optional<double> finite_at(const nlohmann::ordered_json& object, const char* key) {
-  const std::optional<double> v = number_at(object, key);
-  return v && std::isfinite(*v) ? v : std::nullopt;
-}
-
-// A Markdown table cell: '|' would end the cell and a line break the row.
-inline std::string markdown_cell(const std::string& text) {
-  std::string out;
-  for (char ch : text) {
-    if (ch == '|') out += "\\|";
-    else if (ch == '\n' || ch == '\r') out += ' ';
-    else out += ch;
-  }
-  return out;
-}
-
-}  // namespace kbench::detail
+#include "json_read.hpp"
+#include "results.hpp"
 
 namespace kbench {
 
-// Reads a perf run's results. A file that is missing, not JSON, of another schema, a correctness run, or
-// without well-formed cases is a usage error naming the file.
-[[nodiscard]] inline nlohmann::ordered_json load_results(const std::string& path) {
+// Reads a perf run's results. A file that is missing, not JSON, of another schema, a correctness run, without
+// well-formed cases, or holding a value the writer does not write (read_results) is a usage error naming the
+// file.
+[[nodiscard]] inline run_record load_results(const std::string& path) {
   using json = nlohmann::ordered_json;
   auto problem = [&](const std::string& what) { return usage_error("'" + path + "' " + what); };
   std::ifstream file(path);
@@ -115,7 +54,11 @@ namespace kbench {
     }
     ++index;
   }
-  return doc;
+  try {
+    return read_results(doc);
+  } catch (const usage_error& e) {
+    throw problem(std::string("cannot be read: ") + e.what());
+  }
 }
 
 }  // namespace kbench

@@ -1,22 +1,37 @@
-// kbench/results/table_report.hpp: a results document (json_report.hpp) as one table, a row per case and shape:
-// Markdown for people (a pull request, a CI summary), CSV for spreadsheets and scripts. HIP-free; opt-in (it
-// pulls in nlohmann/json).
+// kbench/results/table_report.hpp: a run's results (results.hpp) as one table, a row per case and shape: Markdown
+// for people (a pull request, a CI summary), CSV for spreadsheets and scripts. It shows what the results
+// document (json_report.hpp) holds: a figure the document writes null is an empty cell; table_file_reporter writes
+// one to a file when the run ends. HIP-free.
 #pragma once
 
+#include <cmath>
 #include <fstream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "../contract/error.hpp"
+#include "census.hpp"
 #include "report.hpp"
-#include "results_document.hpp"
+#include "reporter.hpp"
+#include "results.hpp"
 
 namespace kbench {
 namespace detail {
+
+// A Markdown table cell: '|' would end the cell and a line break the row.
+inline std::string markdown_cell(const std::string& text) {
+  std::string out;
+  for (char ch : text) {
+    if (ch == '|') out += "\\|";
+    else if (ch == '\n' || ch == '\r') out += ' ';
+    else out += ch;
+  }
+  return out;
+}
 
 // One row, as plain values: absent ones are empty cells.
 struct table_row {
@@ -40,12 +55,10 @@ struct table_row {
   std::optional<double> speedup_in_cycles;
 };
 
-// The kernels one launch of a side runs, from a case's census (absent: no census, or not captured).
-inline std::optional<double> kernel_count(const nlohmann::ordered_json& census, const char* side) {
-  if (!census.is_object() || !census.contains(side) || !census[side].is_object()) return std::nullopt;
-  const nlohmann::ordered_json& s = census[side];
-  if (!s.value("captured", false) || !s.contains("kernels") || !s["kernels"].is_array()) return std::nullopt;
-  return static_cast<double>(s["kernels"].size());
+// The kernels one launch of a side runs, from a case's census (absent: not captured).
+inline std::optional<double> kernel_count(const census_side& side) {
+  if (!side.captured) return std::nullopt;
+  return static_cast<double>(side.kernels.size());
 }
 
 // What a median is in each timing mode: batch times many launches queued back to back and divides.
@@ -54,56 +67,42 @@ inline std::string median_meaning(const std::string& mode) {
   return mode.empty() ? "" : "one launch";
 }
 
-inline std::vector<table_row> table_rows(const nlohmann::ordered_json& results) {
-  using json = nlohmann::ordered_json;
-  if (!results.is_object() || !results.contains("schema") || results["schema"] != "kbench-results/1") {
-    throw usage_error("a table needs a \"kbench-results/1\" document (json_report.hpp)");
-  }
-  if (!results.contains("cases") || !results["cases"].is_array()) {
-    throw usage_error("the results have no \"cases\" array");
-  }
+// A figure a table shows: finite, or absent.
+inline std::optional<double> finite(double v) { return std::isfinite(v) ? std::optional<double>(v) : std::nullopt; }
+
+// The figures of a positive quantity that the document writes null where they are 0 (a rate of work the case
+// does not declare, a share of no roofline): absent there.
+inline std::optional<double> positive(double v) { return v > 0 ? finite(v) : std::nullopt; }
+
+inline void add_timing(const timing_result& t, table_row& r) {
+  r.mode = std::string(to_string(t.mode));
+  r.speedup_verdict = std::string(to_string(t.verdict));
+  r.launches_per_sample = static_cast<double>(t.launches_per_sample);
+  r.optimized_median = finite(t.optimized.median);
+  if (t.reference) r.reference_median = finite(t.reference->median);
+  r.speedup = finite(t.speedup);
+  r.speedup_low = finite(t.speedup_interval.low);
+  r.speedup_high = finite(t.speedup_interval.high);
+  if (t.work.bytes > 0) r.bytes_per_second = finite(t.throughput.optimized.bytes_per_second);
+  if (t.throughput.optimized.fraction_of_copy) r.fraction_of_copy_bandwidth = finite(*t.throughput.optimized.fraction_of_copy);
+  r.roofline_share = positive(t.roofline.optimized_share);
+  r.roofline_binding = t.roofline.binding;
+  r.roofline_bound = t.roofline.bound;
+  if (t.clocks.optimized) r.optimized_clock_hz = finite(t.clocks.optimized->median);
+  r.speedup_in_cycles = finite(t.clocks.speedup_in_cycles);
+}
+
+inline std::vector<table_row> table_rows(const run_record& run) {
   std::vector<table_row> rows;
-  for (const json& c : results["cases"]) {
-    try {
-      table_row r;
-      r.case_name = c.at("case").get<std::string>();
-      r.shape = shape_text_of(c);
-      r.verdict = c.at("verdict").get<std::string>();
-      const json& t = c.at("timing");
-      if (t.is_object()) {
-        r.mode = t.at("mode").get<std::string>();
-        r.speedup_verdict = t.at("verdict").get<std::string>();
-        r.launches_per_sample = number_at(t, "launches_per_sample");
-        r.optimized_median = finite_at(t.at("optimized"), "median");
-        if (t.at("reference").is_object()) r.reference_median = finite_at(t["reference"], "median");
-        r.speedup = finite_at(t, "speedup");
-        if (t.contains("speedup_interval")) {
-          r.speedup_low = finite_at(t["speedup_interval"], "low");
-          r.speedup_high = finite_at(t["speedup_interval"], "high");
-        }
-        if (t.contains("throughput")) {
-          r.bytes_per_second = finite_at(t["throughput"], "bytes_per_second");
-          r.fraction_of_copy_bandwidth = finite_at(t["throughput"], "fraction_of_copy_bandwidth");
-        }
-        if (t.contains("roofline") && t["roofline"].is_object()) {  // absent in documents before the roofline
-          const json& roof = t["roofline"];
-          r.roofline_share = finite_at(roof, "optimized_share");
-          if (roof.value("binding", json()).is_string()) r.roofline_binding = roof["binding"].get<std::string>();
-          if (roof.value("bound", json()).is_string()) r.roofline_bound = roof["bound"].get<std::string>();
-        }
-        if (t.contains("clocks") && t["clocks"].is_object()) {  // absent in documents before the clocks
-          const json& clocks = t["clocks"];
-          if (clocks.value("optimized", json()).is_object()) r.optimized_clock_hz = finite_at(clocks["optimized"], "median");
-          r.speedup_in_cycles = finite_at(clocks, "speedup_in_cycles");
-        }
-      }
-      if (c.contains("census")) {
-        r.reference_kernels = kernel_count(c["census"], "reference");
-        r.optimized_kernels = kernel_count(c["census"], "optimized");
-      }
-      rows.push_back(std::move(r));
-    } catch (const json::exception& e) {
-      throw usage_error(fmt::format("case number {} of the results: {}", rows.size(), e.what()));
+  for (const case_record& c : run.cases) {
+    table_row& r = rows.emplace_back();
+    r.case_name = c.case_name;
+    r.shape = c.shape.to_string();
+    r.verdict = std::string(to_string(c.verdict));
+    if (c.timing) add_timing(*c.timing, r);
+    if (c.census) {
+      if (c.census->reference) r.reference_kernels = kernel_count(*c.census->reference);
+      r.optimized_kernels = kernel_count(c.census->optimized);
     }
   }
   return rows;
@@ -120,58 +119,45 @@ inline std::string csv_field(const std::string& text) {
 inline std::string csv_number(const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); }
 
 // A figure the runtime gave beside the one the program's own code gives for the device's target ("-" where
-// either is absent): "32 / 32". Static shared memory and stack are the build's; dynamic shared memory is the
+// either is absent, -1): "32 / 32". Static shared memory and stack are the build's; dynamic shared memory is the
 // launch's alone.
-inline std::string run_and_built(const nlohmann::ordered_json& kernel, const char* run_key, const char* built_key) {
-  auto figure = [&](const char* key) {
-    const std::optional<double> v = number_at(kernel, key);
-    return v ? fmt::format("{:g}", *v) : std::string("-");
-  };
-  return figure(run_key) + " / " + figure(built_key);
+inline std::string run_and_built(long long run, long long built) {
+  auto figure = [](long long v) { return v < 0 ? std::string("-") : fmt::format("{:g}", static_cast<double>(v)); };
+  return figure(run) + " / " + figure(built);
 }
 
-inline std::string launch_dims(const nlohmann::ordered_json& dims) {
-  if (!dims.is_array() || dims.size() != 3) return "";
-  return fmt::format("{}x{}x{}", dims[0].get<long long>(), dims[1].get<long long>(), dims[2].get<long long>());
-}
+inline std::string launch_dims(const unsigned int (&dims)[3]) { return fmt::format("{}x{}x{}", dims[0], dims[1], dims[2]); }
 
 // A row per kernel of each side of case `c`'s census: where a launch's time went and what each kernel
 // holds, at run time and as built.
-inline std::string census_rows(const nlohmann::ordered_json& c) {
-  using json = nlohmann::ordered_json;
-  const json& census = c["census"];
-  const bool amd = census.value("platform", std::string()) == "amd";
+inline std::string census_rows(const case_record& c) {
+  const case_census& census = *c.census;
+  const bool amd = census.platform == "amd";
   std::string rows;
   for (const char* side : {"reference", "optimized"}) {
-    if (!census.contains(side) || !census[side].is_object() || !census[side].value("captured", false)) continue;
-    for (const json& k : census[side].value("kernels", json::array())) {
-      const std::optional<double> alone = finite_at(k, "median_seconds");
-      const std::optional<double> residency = number_at(k, amd ? "waves_per_simd" : "waves_per_unit");
-      const std::optional<double> occupancy = number_at(k, "occupancy");
+    const census_side* s = side == std::string("reference") ? (census.reference ? &*census.reference : nullptr) : &census.optimized;
+    if (s == nullptr || !s->captured) continue;
+    for (const census_kernel& k : s->kernels) {
+      const std::optional<double> alone = k.median_seconds >= 0 ? finite(k.median_seconds) : std::nullopt;
+      const double residency = amd ? k.waves_per_simd : static_cast<double>(k.waves_per_unit);
       rows += fmt::format(
-          "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(c.at("case").get<std::string>()),
-          markdown_cell(shape_text_of(c)), side, markdown_cell(k.at("name").get<std::string>()),
-          alone ? format_duration(*alone) : std::string(), launch_dims(k.at("grid")), launch_dims(k.at("block")),
-          run_and_built(k, "registers", "built_registers"),
-          run_and_built(k, "static_shared_bytes", "built_static_shared_bytes"),
-          fmt::format("{}", k.value("dynamic_shared_bytes", 0LL)), run_and_built(k, "local_bytes", "built_local_bytes"),
-          residency && *residency >= 0 ? fmt::format("{:g} {}", *residency, amd ? "waves/SIMD" : "warps/SM") : "",
-          occupancy && *occupancy >= 0 ? fmt::format("{:.0f}%", 100 * *occupancy) : "");
+          "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", markdown_cell(c.case_name),
+          markdown_cell(c.shape.to_string()), side, markdown_cell(k.name), alone ? format_duration(*alone) : std::string(),
+          launch_dims(k.grid), launch_dims(k.block), run_and_built(k.registers, k.built_registers),
+          run_and_built(k.static_shared_bytes, k.built_static_shared_bytes), fmt::format("{}", k.dynamic_shared_bytes),
+          run_and_built(k.local_bytes, k.built_local_bytes),
+          residency >= 0 ? fmt::format("{:g} {}", residency, amd ? "waves/SIMD" : "warps/SM") : "",
+          k.occupancy >= 0 ? fmt::format("{:.0f}%", 100 * k.occupancy) : "");
     }
   }
   return rows;
 }
 
 // The census's kernels of every case that has one, as a second table (empty: no case had a census).
-inline std::string markdown_kernels(const nlohmann::ordered_json& results) {
+inline std::string markdown_kernels(const run_record& run) {
   std::string rows;
-  for (const nlohmann::ordered_json& c : results["cases"]) {
-    if (!c.contains("census") || !c["census"].is_object()) continue;
-    try {
-      rows += census_rows(c);
-    } catch (const nlohmann::ordered_json::exception& e) {
-      throw usage_error(fmt::format("the census of case '{}' in the results: {}", c.value("case", std::string("?")), e.what()));
-    }
+  for (const case_record& c : run.cases) {
+    if (c.census) rows += census_rows(c);
   }
   if (rows.empty()) return "";
   return "\nKernels, from each census (run / built: the runtime's figure on this device / the program's own code for "
@@ -188,7 +174,7 @@ inline std::string markdown_kernels(const nlohmann::ordered_json& results) {
 // kernels | verdict | timing | (the mode and the optimized side's median SM clock), with footnotes saying what a median is in the timing modes present. Kernels: one
 // launch of each side, from the census ("3 -> 1": a fusion); a second table lists those kernels, each with
 // its time and its resources at run time beside the build's.
-[[nodiscard]] inline std::string to_markdown(const nlohmann::ordered_json& results) {
+[[nodiscard]] inline std::string to_markdown(const run_record& results) {
   const std::vector<detail::table_row> rows = detail::table_rows(results);
   bool batch = false, one_launch = false;
   auto median = [&](const std::optional<double>& seconds, const std::string& mode) {
@@ -243,7 +229,7 @@ inline std::string markdown_kernels(const nlohmann::ordered_json& results) {
 
 // A header row, then a row per case and shape; numbers plain (seconds, bytes per second, fractions),
 // absent values empty, lines ended by CRLF (RFC 4180).
-[[nodiscard]] inline std::string to_csv(const nlohmann::ordered_json& results) {
+[[nodiscard]] inline std::string to_csv(const run_record& results) {
   using detail::csv_field;
   using detail::csv_number;
   std::string out =
@@ -272,5 +258,26 @@ inline void write_text_file(const std::string& path, const std::string& text) {
   file << text;
   if (!file) throw error("writing '" + path + "' failed");
 }
+
+// A table of the run, to a file when the run ends: Markdown (--markdown) or CSV (--csv).
+class table_file_reporter : public reporter {
+ public:
+  using format = std::string (*)(const run_record&);
+  table_file_reporter(std::string path, format table) : path_(std::move(path)), table_(table) {}
+  void run_ended(const run_record& run) override { write_text_file(path_, table_(run)); }
+
+ private:
+  std::string path_;
+  format table_;
+};
+
+struct markdown_file_reporter : table_file_reporter {
+  explicit markdown_file_reporter(std::string path)
+      : table_file_reporter(std::move(path), [](const run_record& run) { return to_markdown(run); }) {}
+};
+
+struct csv_file_reporter : table_file_reporter {
+  explicit csv_file_reporter(std::string path) : table_file_reporter(std::move(path), [](const run_record& run) { return to_csv(run); }) {}
+};
 
 }  // namespace kbench
