@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include <kbench/decisions/baseline.hpp>
-#include <kbench/results/table_report.hpp>
+#include <kbench/reports/table_report.hpp>
 
 namespace {
 

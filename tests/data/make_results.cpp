@@ -4,7 +4,7 @@
 // Made-up but plausible numbers for an H200 (time = launch overhead + bytes / bandwidth, 0.4% noise and
 // rare outliers), serialised by kbench::to_json itself, so they are "kbench-results/1" documents.
 // Deterministic: regenerate with `kbench_make_test_results tests/data` (built in the tests folder).
-#include <kbench/results/json_report.hpp>
+#include <kbench/reports/json_report.hpp>
 #include <kbench/decisions/judge.hpp>
 #include <kbench/version.hpp>
 

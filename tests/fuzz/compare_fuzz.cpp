@@ -1,8 +1,8 @@
 // libFuzzer target: the tolerance engine and its reports on arbitrary arrays and tolerances. Besides
 // not crashing (under ASan and UBSan), every result must keep the engine's invariants.
 #include <kbench/engines/comparison.hpp>
-#include <kbench/results/json_report.hpp>
-#include <kbench/results/report.hpp>
+#include <kbench/reports/json_report.hpp>
+#include <kbench/reports/report.hpp>
 
 #include <cstdint>
 #include <cstdlib>

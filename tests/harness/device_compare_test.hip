@@ -14,7 +14,7 @@
 #include <kbench/engines/random.hpp>
 #include <kbench/procedure.hpp>
 #include <kbench/program/options.hpp>
-#include <kbench/results/report.hpp>
+#include <kbench/reports/report.hpp>
 
 #include <algorithm>
 #include <chrono>

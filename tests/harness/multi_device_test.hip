@@ -6,7 +6,7 @@
 #include <kbench/compare.hpp>
 #include <kbench/program/options.hpp>
 #include <kbench/procedure.hpp>
-#include <kbench/results/report.hpp>
+#include <kbench/reports/report.hpp>
 
 #include <cstdio>
 #include <cstdlib>

@@ -13,7 +13,7 @@
 #include <kbench/engines/measure.hpp>
 #include <kbench/program/options.hpp>
 #include <kbench/procedure.hpp>
-#include <kbench/results/report.hpp>
+#include <kbench/reports/report.hpp>
 #include <kbench/engines/timing.hpp>
 
 #include <atomic>

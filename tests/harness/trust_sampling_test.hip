@@ -24,7 +24,7 @@
 #include <kbench/contract/device_buffer.hpp>
 #include <kbench/procedure.hpp>
 #include <kbench/program/options.hpp>
-#include <kbench/results/report.hpp>
+#include <kbench/reports/report.hpp>
 
 #include <algorithm>
 #include <chrono>

@@ -18,7 +18,7 @@
 #include <kbench/contract/device_buffer.hpp>
 #include <kbench/program/options.hpp>
 #include <kbench/procedure.hpp>
-#include <kbench/results/report.hpp>
+#include <kbench/reports/report.hpp>
 
 #include <chrono>
 #include <cstdlib>

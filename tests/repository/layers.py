@@ -16,7 +16,7 @@ import tempfile
 
 from kbench_headers import headers
 
-LAYERS = ["detail", "contract", "results", "decisions", "engines", "procedure", "program", "entry"]
+LAYERS = ["detail", "contract", "results", "reports", "decisions", "engines", "procedure", "program", "entry"]
 ENTRY_POINTS = {"version.hpp": "detail", "compare.hpp": "contract", "procedure.hpp": "procedure", "main.hpp": "entry"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 

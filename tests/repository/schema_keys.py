@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The keys the results document's reader reads (include/kbench/results/*_read.hpp, json_read.hpp's readers) against
+"""The keys the results document's reader reads (include/kbench/reports/*_read.hpp, json_read.hpp's readers) against
 the schema (schema/kbench-results-1.schema.json): every key read is one the schema names, so that a reader cannot read
 a key the writer never writes (it would read the default, silently); and every key the schema names is read, or is
 one the writer derives from what it reads (listed below), so that a key added to the writer and the schema is read

@@ -1,6 +1,6 @@
 // baseline.hpp: a perf run against an earlier one, on synthetic runs serialised by json_report.hpp and read back.
 #include <kbench/decisions/baseline.hpp>
-#include <kbench/results/json_read.hpp>
+#include <kbench/reports/json_read.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,6 @@
 // census.hpp: what a case expects of its optimized kernels, and the census table.
 #include <kbench/decisions/census_judge.hpp>
+#include <kbench/reports/census_report.hpp>
 #include <kbench/results/census.hpp>
 
 #include <string>

@@ -1,7 +1,7 @@
 // check_sampling.hpp: which timed launches a timing run checks, and what a number of checks catches.
 #include <kbench/decisions/check_sampling.hpp>
-#include <kbench/results/json_report.hpp>
-#include <kbench/results/report.hpp>
+#include <kbench/reports/json_report.hpp>
+#include <kbench/reports/report.hpp>
 
 #include <cmath>
 #include <string>

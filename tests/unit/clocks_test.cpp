@@ -3,9 +3,9 @@
 #include <kbench/decisions/baseline.hpp>
 #include <kbench/decisions/throttle_rule.hpp>
 #include <kbench/results/clocks.hpp>
-#include <kbench/results/json_report.hpp>
-#include <kbench/results/report.hpp>
-#include <kbench/results/table_report.hpp>
+#include <kbench/reports/json_report.hpp>
+#include <kbench/reports/report.hpp>
+#include <kbench/reports/table_report.hpp>
 
 #include <cmath>
 #include <limits>

@@ -2,7 +2,7 @@
 // every part of a declaration (and of a side's census) moves the digest when it changes.
 #include <kbench/contract/declaration_digest.hpp>
 #include <kbench/results/case_digest.hpp>
-#include <kbench/results/json_report.hpp>
+#include <kbench/reports/json_report.hpp>
 
 #include <cmath>
 #include <cstddef>

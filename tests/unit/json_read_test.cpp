@@ -1,9 +1,9 @@
 // json_read.hpp: a results document read back into the structs it was written from. Typed -> JSON -> typed -> JSON
 // gives the same JSON for runs of every shipped kernel family, in every mode; the documents an earlier kbench
 // wrote (tests/data/) read without loss; what a document cannot be is a usage error naming it.
-#include <kbench/results/json_read.hpp>
-#include <kbench/results/json_report.hpp>
-#include <kbench/results/results_document.hpp>
+#include <kbench/reports/json_read.hpp>
+#include <kbench/reports/json_report.hpp>
+#include <kbench/reports/results_document.hpp>
 #include <kbench/engines/comparison.hpp>
 #include <kbench/program/child_report.hpp>
 

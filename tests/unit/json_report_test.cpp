@@ -1,5 +1,5 @@
 // json_report.hpp: the machine-readable results, parsed back and checked key by key.
-#include <kbench/results/json_report.hpp>
+#include <kbench/reports/json_report.hpp>
 #include <kbench/engines/comparison.hpp>
 
 #include <cstdint>

@@ -5,7 +5,7 @@
 #include <kbench/decisions/nearby_shapes.hpp>
 #include <kbench/decisions/sweep.hpp>
 #include <kbench/program/options.hpp>
-#include <kbench/results/json_report.hpp>
+#include <kbench/reports/json_report.hpp>
 
 #include <cstdlib>
 #include <string>

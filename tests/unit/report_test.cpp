@@ -1,5 +1,5 @@
 // report.hpp: the text kbench prints, against approved baselines.
-#include <kbench/results/report.hpp>
+#include <kbench/reports/report.hpp>
 #include <kbench/engines/comparison.hpp>
 
 #include <cstdint>

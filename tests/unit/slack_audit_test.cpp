@@ -2,8 +2,8 @@
 // rules) and scattered (no row, column, tile or block of a 1-D output holding more than the allowance spread
 // at random would); rounding outliers of a correct kernel pass.
 #include <kbench/engines/comparison.hpp>
-#include <kbench/results/json_report.hpp>
-#include <kbench/results/report.hpp>
+#include <kbench/reports/json_report.hpp>
+#include <kbench/reports/report.hpp>
 
 #include <cmath>
 #include <cstdint>

@@ -4,8 +4,8 @@
 #include <kbench/decisions/baseline.hpp>
 #include <kbench/decisions/nearby_shapes.hpp>
 #include <kbench/decisions/sweep.hpp>
-#include <kbench/results/json_report.hpp>
-#include <kbench/results/results_document.hpp>
+#include <kbench/reports/json_report.hpp>
+#include <kbench/reports/results_document.hpp>
 
 #include <cmath>
 #include <string>

@@ -1,13 +1,13 @@
 // table_report.hpp: a run's results as a Markdown table and as CSV (read back from their document, as a file's are).
-#include <kbench/results/table_report.hpp>
+#include <kbench/reports/table_report.hpp>
 
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 
-#include <kbench/results/json_read.hpp>
-#include <kbench/results/json_report.hpp>
+#include <kbench/reports/json_read.hpp>
+#include <kbench/reports/json_report.hpp>
 
 #include "../catch.hpp"
 

@@ -27,10 +27,10 @@
 #include "../contract/declaration_digest.hpp"
 #include "../contract/error.hpp"
 #include "../results/case_digest.hpp"
-#include "../results/report.hpp"
-#include "../results/reporter.hpp"
+#include "../reports/report.hpp"
+#include "../reports/reporter.hpp"
 #include "../results/results.hpp"
-#include "../results/results_document.hpp"
+#include "../reports/results_document.hpp"
 #include "../results/statistics.hpp"
 #include "baseline_report.hpp"
 

@@ -15,10 +15,10 @@
 #include <nlohmann/json.hpp>
 
 #include "../contract/shape.hpp"
-#include "../results/json_report.hpp"
-#include "../results/report.hpp"
+#include "../reports/json_report.hpp"
+#include "../reports/report.hpp"
 #include "../results/statistics.hpp"
-#include "../results/table_report.hpp"
+#include "../reports/table_report.hpp"
 
 namespace kbench {
 

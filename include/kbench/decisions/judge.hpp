@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "../results/outcome.hpp"
-#include "../results/report.hpp"
+#include "../reports/report.hpp"
 #include "../results/results.hpp"
 #include "../results/roofline.hpp"
 #include "../results/statistics.hpp"

@@ -14,6 +14,7 @@
 #include <regex.h>
 #include <fmt/format.h>
 
+#include "../reports/census_report.hpp"
 #include "case_lifecycle.hpp"
 
 namespace kbench {

@@ -2,7 +2,8 @@
 // (correctness, perf, census): its declaration looked up, the filters, the GPU, the case opened on its GPUs,
 // the mode's work, an exception taken as the case's error; then its verdict, decided once
 // (decisions/case_verdict.hpp), and its record, put together once and only read afterwards: handed to the
-// mode to report, to a supervising parent, and to the run's results. Each mode says only what differs: its
+// run's results, to the writers told of each case as it ends (a supervising parent's), and to the mode to
+// report. Each mode says only what differs: its
 // work, and how it reports a case that did not run, a case that ended, and an error. A supervising parent
 // also learns when an error left the device unusable. HIP-free; compiled once per program.
 #pragma once
@@ -45,17 +46,6 @@ class case_mode {
   r.shape = s;
   r.near_shape = near;
   return r;
-}
-
-// Sends a case's record to a supervising parent (completion_channel.hpp).
-inline void send_record(const case_record& record) {
-  if (!child_channel().supervised()) return;
-  try {
-    child_channel().finished(case_json_line(record));
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "kbench: the record of %s could not be sent to the supervising process: %s\n",
-                 record.case_name.c_str(), e.what());
-  }
 }
 
 // After a case's error, on a GPU that was opened: when its devices can no longer be used, a supervised
@@ -144,7 +134,7 @@ inline const case_record& run_case_at_shape(program_run& run, const case_registr
   const case_record& record =
       run.results.cases.emplace_back(assemble_record(std::move(started), std::move(work), decision, wall));
   if (error) check_devices_after_error(run, record);
-  send_record(record);
+  run.case_writers.case_ended(record);  // a supervising parent's record (program.hpp)
   if (error) {
     mode.failed(error, record);
   } else if (ending == case_ending::ran) {

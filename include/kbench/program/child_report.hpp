@@ -1,5 +1,5 @@
 // kbench/program/child_report.hpp: what a supervised child told its parent (completion_channel.hpp's
-// lines), read back into the structs they were written from (results/json_read.hpp), and the results of a run
+// lines), read back into the structs they were written from (reports/json_read.hpp), and the results of a run
 // that one process could not finish: the records every process sent, in order, with the case a process ended
 // during recorded as an error with the reason, which json_report.hpp writes as every run's. HIP-free.
 #pragma once
@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../contract/error.hpp"
-#include "../results/json_read.hpp"
+#include "../reports/json_read.hpp"
 #include "../results/results.hpp"
 #include "../version.hpp"
 

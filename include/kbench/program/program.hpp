@@ -23,7 +23,8 @@
 #include "../decisions/sweep.hpp"
 #include "../procedure.hpp"
 #include "../results/kernel_resources.hpp"
-#include "../results/report.hpp"
+#include "../reports/report.hpp"
+#include "../reports/reporter.hpp"
 #include "../results/results.hpp"
 #include "completion_channel.hpp"
 #include "options.hpp"
@@ -87,11 +88,30 @@ class host_declarations {
   std::map<std::string, host_declaration> read_;
 };
 
+// A case's record as one line of JSON (program_main.hpp), for the parent (completion_channel.hpp).
+std::string case_json_line(const case_record& record);
+
+// The writer a supervising parent reads: each case's record, as the case ends, down the channel
+// (completion_channel.hpp); the parent writes the run's files when a child did not finish it.
+class parent_record_sender : public reporter {
+ public:
+  void case_ended(const case_record& record) override {
+    try {
+      child_channel().finished(case_json_line(record));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "kbench: the record of %s could not be sent to the supervising process: %s\n",
+                   record.case_name.c_str(), e.what());
+    }
+  }
+  void run_ended(const run_record&) override {}
+};
+
 // One run of a program, owned by run_main() and handed to every mode: the results of every case as each
-// ended (the exit status, the summary and every results file come from them), the progress line, and the
-// declarations read so far.
+// ended (the exit status, the summary and every results file come from them), the writers told of each
+// case as it ends, the progress line, and the declarations read so far.
 struct program_run {
   run_record results;
+  reporter_list case_writers;  // a supervised child's parent_record_sender
   progress_line progress;
   host_declarations declarations;
   bool perf_header_printed = false;  // the device's ceilings, printed above the first case's figures
@@ -195,9 +215,6 @@ inline void begin_tests(program_run& run, std::size_t tests) {
   run.progress.begin(tests);
   child_channel().planned(tests);
 }
-
-// A case's record as one line of JSON (program_main.hpp), for the parent (completion_channel.hpp).
-std::string case_json_line(const case_record& record);
 
 inline std::vector<char*> argv_for(const char* program, std::vector<std::string>& args) {
   std::vector<char*> argv{const_cast<char*>(program)};

@@ -30,10 +30,11 @@
 #include <fmt/format.h>
 
 #include "../decisions/baseline.hpp"
-#include "../results/json_report.hpp"
-#include "../results/reporter.hpp"
-#include "../results/results_document.hpp"
-#include "../results/table_report.hpp"
+#include "../reports/census_report.hpp"
+#include "../reports/json_report.hpp"
+#include "../reports/reporter.hpp"
+#include "../reports/results_document.hpp"
+#include "../reports/table_report.hpp"
 #include "../version.hpp"
 #include "case_lifecycle.hpp"
 #include "program.hpp"
@@ -279,6 +280,7 @@ int run_main(int argc, char** argv) {
   // Before anything runs: a supervised child takes its channel out of the environment.
   const detail::completion_channel& channel = detail::child_channel();
   detail::program_run run;  // the run's results, owned here: every mode is handed them
+  if (channel.supervised()) run.case_writers.add<detail::parent_record_sender>();
   const int status = detail::run_program(run, argc, argv, channel.supervised());
   // After the results files: the parent now knows the run finished, and has its document but the cases.
   channel.completed(status, channel.supervised() ? detail::json_line(run_document(run.results)) : "");

@@ -24,7 +24,7 @@
 #include "../engines/code_objects.hpp"
 #include "../procedure.hpp"
 #include "../results/census.hpp"
-#include "../results/report.hpp"
+#include "../reports/report.hpp"
 #include "program.hpp"
 
 namespace kbench {

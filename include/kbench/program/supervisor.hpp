@@ -38,7 +38,7 @@
 extern char** environ;
 #endif
 
-#include "../results/json_report.hpp"
+#include "../reports/json_report.hpp"
 #include "../results/results.hpp"
 #include "child_report.hpp"
 #include "completion_channel.hpp"

@@ -1,4 +1,4 @@
-// kbench/results/physics_read.hpp: what physics_json.hpp writes, read back into its structs (sample statistics, the
+// kbench/reports/physics_read.hpp: what physics_json.hpp writes, read back into its structs (sample statistics, the
 // roofline, the SM clocks, the driver's clock setting), and the conventions every reader of a "kbench-results/1"
 // document follows: a key that a document of an older kbench lacks, or null, reads as the struct's default; a
 // number may be the string "nan", "inf" or "-inf" (number()); a verdict, a mode, a finding's kind or an element
@@ -17,10 +17,10 @@
 
 #include "../contract/dtype.hpp"
 #include "../contract/error.hpp"
-#include "clocks.hpp"
-#include "outcome.hpp"
-#include "roofline.hpp"
-#include "statistics.hpp"
+#include "../results/clocks.hpp"
+#include "../results/outcome.hpp"
+#include "../results/roofline.hpp"
+#include "../results/statistics.hpp"
 
 namespace kbench::detail {
 

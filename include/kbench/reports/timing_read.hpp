@@ -1,4 +1,4 @@
-// kbench/results/timing_read.hpp: what a perf run measured of a case, read back from its "kbench-results/1" document
+// kbench/reports/timing_read.hpp: what a perf run measured of a case, read back from its "kbench-results/1" document
 // for json_read.hpp: the timing (its measurements and their judgement, json_report's "timing") and the census
 // (its "census"), with physics_read.hpp's conventions. The timing's "flags" and "notes" are its findings' texts,
 // and its "throughput" the optimized kernel's rates: written from the structs, not read (the reference's rates
@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include "../contract/error.hpp"
-#include "census.hpp"
-#include "outcome.hpp"
+#include "../results/census.hpp"
+#include "../results/outcome.hpp"
+#include "../results/results.hpp"
 #include "physics_read.hpp"
-#include "results.hpp"
 
 namespace kbench::detail {
 

@@ -1,4 +1,4 @@
-// kbench/results/json_read.hpp: a "kbench-results/1" document (json_report.hpp) read back into the structs it was
+// kbench/reports/json_read.hpp: a "kbench-results/1" document (json_report.hpp) read back into the structs it was
 // written from (results.hpp): the one place that reads the document by its keys. The tables, the comparison with a
 // baseline and the supervisor's document of an unfinished run read the structs.
 //
@@ -27,9 +27,9 @@
 #include "../contract/dtype.hpp"
 #include "../contract/error.hpp"
 #include "../contract/shape.hpp"
-#include "outcome.hpp"
+#include "../results/outcome.hpp"
+#include "../results/results.hpp"
 #include "physics_read.hpp"
-#include "results.hpp"
 #include "timing_read.hpp"
 
 namespace kbench {

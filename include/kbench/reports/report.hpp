@@ -1,4 +1,4 @@
-// kbench/results/report.hpp: the text kbench prints, formatted with fmt. HIP-free, so the unit tests compare it
+// kbench/reports/report.hpp: the text kbench prints, formatted with fmt. HIP-free, so the unit tests compare it
 // with approved baselines on any machine.
 #pragma once
 
@@ -12,10 +12,10 @@
 
 #include "../contract/dtype.hpp"
 #include "../contract/shape.hpp"
-#include "comparison_result.hpp"
-#include "outcome.hpp"
-#include "results.hpp"
-#include "statistics.hpp"
+#include "../results/comparison_result.hpp"
+#include "../results/outcome.hpp"
+#include "../results/results.hpp"
+#include "../results/statistics.hpp"
 
 namespace kbench {
 

@@ -1,4 +1,4 @@
-// kbench/results/table_report.hpp: a run's results (results.hpp) as one table, a row per case and shape: Markdown
+// kbench/reports/table_report.hpp: a run's results (results.hpp) as one table, a row per case and shape: Markdown
 // for people (a pull request, a CI summary), CSV for spreadsheets and scripts. It shows what the results
 // document (json_report.hpp) holds: a figure the document writes null is an empty cell; table_file_reporter writes
 // one to a file when the run ends. HIP-free.
@@ -14,10 +14,10 @@
 #include <fmt/format.h>
 
 #include "../contract/error.hpp"
-#include "census.hpp"
+#include "../results/census.hpp"
+#include "../results/results.hpp"
 #include "report.hpp"
 #include "reporter.hpp"
-#include "results.hpp"
 
 namespace kbench {
 namespace detail {

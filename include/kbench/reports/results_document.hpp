@@ -1,4 +1,4 @@
-// kbench/results/results_document.hpp: a perf run's "kbench-results/1" document (json_report.hpp) read from its file
+// kbench/reports/results_document.hpp: a perf run's "kbench-results/1" document (json_report.hpp) read from its file
 // into a run_record (load_results), as the comparison with a baseline reads it (`kbench-compare`, --baseline): the
 // file's checks, then json_read.hpp's reader. HIP-free; opt-in (nlohmann/json).
 #pragma once
@@ -12,8 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "../contract/error.hpp"
+#include "../results/results.hpp"
 #include "json_read.hpp"
-#include "results.hpp"
 
 namespace kbench {
 

@@ -1,4 +1,4 @@
-// kbench/results/json_report.hpp: a run as JSON, for pipelines that read results instead of scraping text.
+// kbench/reports/json_report.hpp: a run as JSON, for pipelines that read results instead of scraping text.
 // Written by `<program> correctness|perf --json <path>` (or KBENCH_JSON=<path>). HIP-free; opt-in (it
 // pulls in nlohmann/json), included by main.hpp only.
 //
@@ -21,10 +21,10 @@
 #include <nlohmann/json.hpp>
 
 #include "../contract/error.hpp"
-#include "case_digest.hpp"
+#include "../results/case_digest.hpp"
+#include "../results/results.hpp"
 #include "physics_json.hpp"
 #include "reporter.hpp"
-#include "results.hpp"
 
 namespace kbench {
 namespace detail {

@@ -1,4 +1,4 @@
-// kbench/results/physics_json.hpp: the JSON of what a timing measured of the device's physics, for json_report.hpp:
+// kbench/reports/physics_json.hpp: the JSON of what a timing measured of the device's physics, for json_report.hpp:
 // the roofline (results/roofline.hpp) and the SM clocks (results/clocks.hpp), with the conventions every
 // part of the document follows (number(): non-finite numbers as strings). HIP-free; opt-in (nlohmann/json).
 #pragma once
@@ -9,9 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "clocks.hpp"
-#include "roofline.hpp"
-#include "statistics.hpp"
+#include "../results/clocks.hpp"
+#include "../results/roofline.hpp"
+#include "../results/statistics.hpp"
 
 namespace kbench {
 namespace detail {
