@@ -20,11 +20,7 @@ case_census case_on_devices::census(const run_options& o, const gpu_info& g, con
   const census_plan plan = o.mode == run_mode::census ? census_plan{} : census_plan{8, 1};
   case_census measured =
       take_case_census(buffers_, g, flush_bytes(o, g.l2_bytes), device_ceilings_once().floor.events_only, plan);
-  if (built == nullptr) {
-    measured.findings = judge_census(measured, declaration().census);
-    return measured;
-  }
-  return assemble_census(std::move(measured), declaration().census, *built, g.arch);
+  return assemble_census(std::move(measured), declaration().census, built, g.arch);
 }
 
 }  // namespace detail
