@@ -1,8 +1,8 @@
 // kbench/procedure/alignment_check.hpp: the optimized kernel with its buffers off their natural alignment at
 // every offset that breaks a vector access of up to 16 bytes (as the case allows), all together, the
 // outputs alone and the inputs alone, on the inputs of set 0: its outputs must still be the reference's.
-// Part of a correctness run with a case's first seed (correctness_run.hpp); it holds the case's buffers,
-// which place input set 0 in the moved memory, and the comparator.
+// Part of a correctness run with a case's first seed (correctness_run.hpp): misaligned_runs holds memory
+// of its own, places input set 0 there, launches on it and hands the outputs to the comparator.
 #pragma once
 
 #include <algorithm>
@@ -20,47 +20,6 @@
 
 namespace kbench {
 namespace detail {
-
-// Memory for the runs with buffers moved off their alignment: each buffer's bytes and 16 more, and an
-// aligned copy of each output for the comparison (the device comparison reads 16 bytes at a time).
-class moved_buffers {
- public:
-  explicit moved_buffers(const case_buffers& buffers) {
-    for (std::size_t k = 0; k < buffers.input_count(); ++k) {
-      const current_device here = buffers.on(buffers.input_slot(k));
-      inputs_.emplace_back(buffers.input_slot(k).storage_bytes() + 16);
-    }
-    for (std::size_t k = 0; k < buffers.output_count(); ++k) {
-      const current_device here = buffers.on(buffers.output_slot(k));
-      outputs_.emplace_back(buffers.output_slot(k).storage_bytes() + 16);
-      aligned_.emplace_back(buffers.output_slot(k).storage_bytes());
-    }
-  }
-
-  // Each buffer `moved(slot)` bytes into its memory, inputs and outputs in declaration order.
-  template <class Moved>
-  void addresses(const case_buffers& buffers, Moved&& moved, std::vector<void*>& inputs, std::vector<void*>& outputs) const {
-    for (std::size_t k = 0; k < inputs_.size(); ++k) {
-      inputs.push_back(static_cast<unsigned char*>(inputs_[k].data()) + moved(buffers.input_slot(k)));
-    }
-    for (std::size_t k = 0; k < outputs_.size(); ++k) {
-      outputs.push_back(static_cast<unsigned char*>(outputs_[k].data()) + moved(buffers.output_slot(k)));
-    }
-  }
-
-  // Output k, written at `moved`, copied to aligned memory (waited for); there for the comparison.
-  [[nodiscard]] const void* aligned_copy(const case_buffers& buffers, std::size_t k, const void* moved) const {
-    const buffer_slot& slot = buffers.output_slot(k);
-    const current_device here = buffers.on(slot);
-    KBENCH_HIP_CHECK(hipMemcpyAsync(aligned_[k].data(), moved, slot.storage_bytes(), hipMemcpyDeviceToDevice,
-                                    buffers.stream_of(slot)));
-    KBENCH_HIP_CHECK(hipStreamSynchronize(buffers.stream_of(slot)));
-    return aligned_[k].data();
-  }
-
- private:
-  std::vector<device_allocation> inputs_, outputs_, aligned_;
-};
 
 // Which buffers a misaligned run moves: all of them, the outputs alone (a kernel that checks its inputs'
 // alignment and assumes its outputs', which real models break by writing into views), or the inputs alone.
@@ -86,48 +45,17 @@ struct misalignment {
     return in_group && offset % info(slot.type).size == 0 ? offset : 0;
   }
   // "x +6 B, w aligned, y +6 B": every buffer's place, for a report that must name them.
-  [[nodiscard]] std::string places(const case_buffers& buffers) const {
+  [[nodiscard]] std::string places(const case_layout& layout) const {
     std::string out;
     auto add = [&](const buffer_slot& slot) {
       const std::size_t moved = of(slot);
       out += fmt::format("{}'{}' {}", out.empty() ? "" : ", ", slot.name, moved ? fmt::format("+{} B", moved) : "aligned");
     };
-    for (std::size_t k = 0; k < buffers.input_count(); ++k) add(buffers.input_slot(k));
-    for (std::size_t k = 0; k < buffers.output_count(); ++k) add(buffers.output_slot(k));
+    for (std::size_t k = 0; k < layout.input_count(); ++k) add(layout.input_slot(k));
+    for (std::size_t k = 0; k < layout.output_count(); ++k) add(layout.output_slot(k));
     return out;
   }
 };
-
-// The optimized kernel with buffers moved as `m` says, on the inputs of set 0: its outputs must be the
-// reference's. A mismatch names the output, its offset and every buffer's place; a fault too (and ends
-// the run: on NVIDIA a misaligned access leaves the device unusable).
-[[nodiscard]] inline std::vector<finding> run_misaligned(case_buffers& buffers, output_comparator& comparator,
-                                                         const misalignment& m, const moved_buffers& held) {
-  std::vector<finding> found;
-  std::vector<void*> inputs, outputs;
-  held.addresses(buffers, [&m](const buffer_slot& slot) { return m.of(slot); }, inputs, outputs);
-  buffers.place_first_input_set_at(inputs, outputs);
-  const std::string where = fmt::format("with buffers moved {} byte{} off their alignment ({}: {})", m.offset,
-                                        m.offset > 1 ? "s" : "", words_for(m.group), m.places(buffers));
-  try {
-    buffers.launcher().launch_at(side::optimized, inputs, outputs);
-    buffers.synchronize_devices();
-  } catch (const hip_error& e) {
-    throw hip_error(e.code(), fmt::format("{}, the optimized kernel failed (it needs aligned buffers: declare "
-                                          "requires_alignment(), or check the addresses of every buffer): {}",
-                                          where, e.what()));
-  }
-  for (std::size_t k = 0; k < buffers.output_count(); ++k) {
-    const buffer_slot& slot = buffers.output_slot(k);
-    const comparison c = comparator.against_reference(k, held.aligned_copy(buffers, k, outputs[k]));
-    if (!c.passed) {
-      found.push_back({finding_kind::misaligned,
-                       fmt::format("{}, output '{}' ({} bytes off) disagrees with the reference: {}", where, slot.name,
-                                   m.of(slot), c.reasons.empty() ? std::string("failed") : c.reasons.front())});
-    }
-  }
-  return found;
-}
 
 // Every misalignment a vector access of up to 16 bytes can meet: for each buffer, each multiple of its
 // element size below 16 (fp16: 2, 4, ... 14 bytes), that the case's required alignment allows; at each
@@ -138,10 +66,10 @@ struct misalignment {
 // aligned copy), 1.3 ms at 16384 x 8192 fp16 on the H200, and a kernel's handling of its addresses does
 // not depend on its size: the small shapes every case declares, and their neighbours, get every offset. A
 // mismatch stops the rest: one finding names it.
-[[nodiscard]] inline std::vector<misalignment> misalignments(const case_buffers& buffers, bool every_offset) {
-  const std::size_t required = buffers.declaration().requires_alignment;
+[[nodiscard]] inline std::vector<misalignment> misalignments(const case_layout& layout, bool every_offset) {
+  const std::size_t required = layout.declaration().requires_alignment;
   std::size_t smallest = 16;
-  for (const auto& slot : buffers.declaration().buffers) smallest = std::min(smallest, info(slot->type).size);
+  for (const auto& slot : layout.declaration().buffers) smallest = std::min(smallest, info(slot->type).size);
   std::vector<misalignment> runs;
   for (std::size_t offset = 1; offset < 16; ++offset) {
     if (offset % required != 0) continue;
@@ -152,8 +80,8 @@ struct misalignment {
       const misalignment m{group, offset};
       std::vector<std::size_t> moves;
       bool any = false;
-      for (std::size_t k = 0; k < buffers.input_count(); ++k) moves.push_back(m.of(buffers.input_slot(k)));
-      for (std::size_t k = 0; k < buffers.output_count(); ++k) moves.push_back(m.of(buffers.output_slot(k)));
+      for (std::size_t k = 0; k < layout.input_count(); ++k) moves.push_back(m.of(layout.input_slot(k)));
+      for (std::size_t k = 0; k < layout.output_count(); ++k) moves.push_back(m.of(layout.output_slot(k)));
       for (const std::size_t b : moves) any = any || b != 0;
       if (!any || std::find(seen.begin(), seen.end(), moves) != seen.end()) continue;
       seen.push_back(moves);
@@ -163,14 +91,110 @@ struct misalignment {
   return runs;
 }
 
+// The runs with buffers moved off their alignment, and their memory: each buffer's bytes and 16 more, and
+// an aligned copy of each output for the comparison (the device comparison reads 16 bytes at a time).
+class misaligned_runs {
+ public:
+  misaligned_runs(const case_layout& layout, const case_devices& devices, const case_buffers& buffers,
+                  case_launcher& launcher, output_comparator& comparator)
+      : layout_(layout), devices_(devices), buffers_(buffers), launcher_(launcher), comparator_(comparator) {
+    for (std::size_t k = 0; k < layout_.input_count(); ++k) {
+      const current_device here = devices_.on(layout_.input_slot(k));
+      inputs_.emplace_back(layout_.input_slot(k).storage_bytes() + 16);
+    }
+    for (std::size_t k = 0; k < layout_.output_count(); ++k) {
+      const current_device here = devices_.on(layout_.output_slot(k));
+      outputs_.emplace_back(layout_.output_slot(k).storage_bytes() + 16);
+      aligned_.emplace_back(layout_.output_slot(k).storage_bytes());
+    }
+  }
+
+  // The optimized kernel with buffers moved as `m` says, on the inputs of set 0: its outputs must be the
+  // reference's. A mismatch names the output, its offset and every buffer's place; a fault too (and ends
+  // the run: on NVIDIA a misaligned access leaves the device unusable).
+  [[nodiscard]] std::vector<finding> run(const misalignment& m) {
+    std::vector<finding> found;
+    std::vector<void*> inputs, outputs;
+    for (std::size_t k = 0; k < inputs_.size(); ++k) inputs.push_back(moved(inputs_[k], m.of(layout_.input_slot(k))));
+    for (std::size_t k = 0; k < outputs_.size(); ++k) outputs.push_back(moved(outputs_[k], m.of(layout_.output_slot(k))));
+    place_first_input_set(inputs, outputs);
+    const std::string where = fmt::format("with buffers moved {} byte{} off their alignment ({}: {})", m.offset,
+                                          m.offset > 1 ? "s" : "", words_for(m.group), m.places(layout_));
+    try {
+      launcher_.launch_at(side::optimized, inputs, outputs);
+      devices_.synchronize_devices();
+    } catch (const hip_error& e) {
+      throw hip_error(e.code(), fmt::format("{}, the optimized kernel failed (it needs aligned buffers: declare "
+                                            "requires_alignment(), or check the addresses of every buffer): {}",
+                                            where, e.what()));
+    }
+    for (std::size_t k = 0; k < layout_.output_count(); ++k) {
+      const buffer_slot& slot = layout_.output_slot(k);
+      const comparison c = comparator_.against_reference(k, aligned_copy(k, outputs[k]));
+      if (!c.passed) {
+        found.push_back({finding_kind::misaligned,
+                         fmt::format("{}, output '{}' ({} bytes off) disagrees with the reference: {}", where, slot.name,
+                                     m.of(slot), c.reasons.empty() ? std::string("failed") : c.reasons.front())});
+      }
+    }
+    return found;
+  }
+
+ private:
+  [[nodiscard]] static void* moved(const device_allocation& memory, std::size_t bytes) {
+    return static_cast<unsigned char*>(memory.data()) + bytes;
+  }
+
+  // Input set 0 placed at the moved addresses, as a launch starts from it: each input's values, each
+  // output's (in-place buffers' drawn values, poison for the others); waits.
+  void place_first_input_set(const std::vector<void*>& inputs, const std::vector<void*>& outputs) const {
+    const input_set_view first = buffers_.first_input_set();
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const buffer_slot& slot = layout_.input_slot(k);
+      const current_device here = devices_.on(slot);
+      KBENCH_HIP_CHECK(hipMemcpyAsync(inputs[k], first.inputs[k], slot.storage_bytes(), hipMemcpyDeviceToDevice,
+                                      devices_.stream_of(slot)));
+    }
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      const buffer_slot& slot = layout_.output_slot(k);
+      const current_device here = devices_.on(slot);
+      if (layout_.in_place(k)) {
+        KBENCH_HIP_CHECK(hipMemcpyAsync(outputs[k], first.starts[k], slot.storage_bytes(), hipMemcpyDeviceToDevice,
+                                        devices_.stream_of(slot)));
+      } else {
+        poison(outputs[k], slot.type, slot.storage(), devices_.stream_of(slot));
+      }
+    }
+    devices_.synchronize();  // whatever stream the kernel uses
+  }
+
+  // Output k, written at `moved`, copied to aligned memory (waited for); there for the comparison.
+  [[nodiscard]] const void* aligned_copy(std::size_t k, const void* moved) const {
+    const buffer_slot& slot = layout_.output_slot(k);
+    const current_device here = devices_.on(slot);
+    KBENCH_HIP_CHECK(hipMemcpyAsync(aligned_[k].data(), moved, slot.storage_bytes(), hipMemcpyDeviceToDevice,
+                                    devices_.stream_of(slot)));
+    KBENCH_HIP_CHECK(hipStreamSynchronize(devices_.stream_of(slot)));
+    return aligned_[k].data();
+  }
+
+  const case_layout& layout_;
+  const case_devices& devices_;
+  const case_buffers& buffers_;
+  case_launcher& launcher_;
+  output_comparator& comparator_;
+  std::vector<device_allocation> inputs_, outputs_, aligned_;
+};
+
 // Every misalignment in turn, up to the first that finds a problem; what it found.
-[[nodiscard]] inline std::vector<finding> check_alignment(case_buffers& buffers, output_comparator& comparator,
-                                                          bool every_offset) {
-  const std::vector<misalignment> runs = misalignments(buffers, every_offset);
+[[nodiscard]] inline std::vector<finding> check_alignment(const case_layout& layout, const case_devices& devices,
+                                                          const case_buffers& buffers, case_launcher& launcher,
+                                                          output_comparator& comparator, bool every_offset) {
+  const std::vector<misalignment> runs = misalignments(layout, every_offset);
   if (runs.empty()) return {};
-  const moved_buffers held(buffers);
+  misaligned_runs moved(layout, devices, buffers, launcher, comparator);
   for (const misalignment& m : runs) {
-    std::vector<finding> found = run_misaligned(buffers, comparator, m, held);
+    std::vector<finding> found = moved.run(m);
     if (!found.empty()) return found;
   }
   return {};

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "../contract/buffer_handle.hpp"
 #include "../contract/devices.hpp"
 #include "../contract/error.hpp"
 #include "../contract/hip_check.hpp"
@@ -107,6 +108,9 @@ class case_devices {
   [[nodiscard]] const device_streams& as_streams() const { return *view_; }
   // Logical device d current for the guard's lifetime.
   [[nodiscard]] current_device on(int d) const { return current_device(ordinal(d)); }
+  // The device a buffer lives on made current, and its stream: where every operation on the buffer runs.
+  [[nodiscard]] current_device on(const buffer_slot& slot) const { return on(slot.device_index); }
+  [[nodiscard]] hipStream_t stream_of(const buffer_slot& slot) const { return stream(slot.device_index); }
 
   // Every other stream waits for the work queued on device 0's so far.
   void fork() {

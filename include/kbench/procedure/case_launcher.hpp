@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "../contract/case_layout.hpp"
 #include "../contract/error.hpp"
 #include "../contract/kernel_case.hpp"
 #include "../contract/platform.hpp"
@@ -26,11 +27,10 @@ enum class side { reference, optimized };
 
 class case_launcher {
  public:
-  case_launcher(const declared_case& declaration, case_devices& devices) : case_(declaration), devices_(devices) {
-    for (const auto& slot : case_.buffers) {
-      (slot->role == buffer_role::input ? inputs_ : slot->role == buffer_role::scratch ? scratch_ : outputs_)
-          .push_back(slot.get());
-    }
+  case_launcher(const case_layout& layout, case_devices& devices) : case_(layout.declaration()), devices_(devices) {
+    for (std::size_t k = 0; k < layout.input_count(); ++k) inputs_.push_back(&layout.input_handle(k));
+    for (std::size_t k = 0; k < layout.output_count(); ++k) outputs_.push_back(&layout.output_handle(k));
+    for (std::size_t k = 0; k < layout.scratch_count(); ++k) scratch_.push_back(&layout.scratch_handle(k));
     for (int d = 0; d < devices_.count(); ++d) {  // before any launch of the case (some drivers set some aside)
       const current_device here = devices_.on(d);
       set_aside_at_open_.push_back(persisting_l2_set_aside());

@@ -19,7 +19,7 @@ case_census case_on_devices::census(const run_options& o, const gpu_info& g, con
   // 8192's 226 (limit 240) at 12.
   const census_plan plan = o.mode == run_mode::census ? census_plan{} : census_plan{8, 1};
   case_census measured =
-      take_case_census(buffers_, g, flush_bytes(o, g.l2_bytes), device_ceilings_once().floor.events_only, plan);
+      take_case_census(layout_, devices_, buffers_, g, flush_bytes(o, g.l2_bytes), device_ceilings_once().floor.events_only, plan);
   return assemble_census(std::move(measured), declaration().census, built, g.arch);
 }
 

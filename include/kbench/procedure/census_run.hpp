@@ -222,8 +222,9 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
 
 // One launch of `target` on input set 0, captured from the case's stream into `graph`; empty, or why it
 // could not be.
-[[nodiscard]] inline std::string capture_launch(case_buffers& buffers, side target, hipGraph_t& graph) {
-  const hipStream_t stream = buffers.stream();
+[[nodiscard]] inline std::string capture_launch(const case_devices& devices, case_buffers& buffers, side target,
+                                                hipGraph_t& graph) {
+  const hipStream_t stream = devices.stream();
   buffers.prepare_outputs(target);
   KBENCH_HIP_CHECK(hipStreamBeginCapture(stream, hipStreamCaptureModeThreadLocal));
   std::string failure;
@@ -313,18 +314,18 @@ inline void time_nodes(listed_nodes& listed, const cold_start& before, hipStream
 }
 
 // The census of one launch of `target`, on input set 0 of `buffers`; times less `floor`.
-[[nodiscard]] inline census_side take_census(case_buffers& buffers, side target, const cold_start& before, double floor,
-                                             int samples) {
+[[nodiscard]] inline census_side take_census(const case_devices& devices, case_buffers& buffers, side target,
+                                             const cold_start& before, double floor, int samples) {
   census_side out;
-  if (buffers.devices().count() > 1) {
+  if (devices.count() > 1) {
     out.reason = fmt::format("the case spans {} devices: a graph of one launch would hold nodes of several, and the "
                              "census lists the kernels of one device's launch",
-                             buffers.devices().count());
+                             devices.count());
     return out;
   }
-  const hipStream_t stream = buffers.stream();
+  const hipStream_t stream = devices.stream();
   hipGraph_t captured = nullptr;
-  const std::string failure = capture_launch(buffers, target, captured);
+  const std::string failure = capture_launch(devices, buffers, target, captured);
   const owned_graph graph(captured);
   if (!failure.empty()) {
     out.reason = "one launch could not be captured in a graph (a launch that synchronises, allocates or uses another "
@@ -346,18 +347,19 @@ inline void time_nodes(listed_nodes& listed, const cold_start& before, hipStream
 // The census of both sides (the reference's only when it runs on the device), each side then launched
 // `plan.profiled` times, each launch inside a profiler range ("kbench census reference", "kbench census
 // optimized"), so that a profiler can list and time the same kernels, and give a median of its own.
-[[nodiscard]] inline case_census take_case_census(case_buffers& buffers, const gpu_info& g, std::size_t flush_bytes,
+[[nodiscard]] inline case_census take_case_census(const case_layout& layout, const case_devices& devices,
+                                                  case_buffers& buffers, const gpu_info& g, std::size_t flush_bytes,
                                                   double floor, census_plan plan) {
   const cache_flush caches(flush_bytes, std::max(g.multiprocessors, 1));
-  const spinner settle(buffers.stream());
+  const spinner settle(devices.stream());
   const cold_start before{caches, settle};
   case_census c;
   c.platform = g.platform;
   c.profiler_launches = plan.profiled;
   c.profiler_ranges = profiler_ranges();
   for (const side target : {side::reference, side::optimized}) {
-    if (target == side::reference && !buffers.has_device_reference()) continue;
-    census_side taken = take_census(buffers, target, before, floor, plan.samples);
+    if (target == side::reference && !layout.has_device_reference()) continue;
+    census_side taken = take_census(devices, buffers, target, before, floor, plan.samples);
     for (int i = 0; i < plan.profiled; ++i) {
       buffers.prepare_outputs(target);
       const profiler_range range(target == side::optimized ? "kbench census optimized" : "kbench census reference");

@@ -10,7 +10,7 @@ namespace kbench {
 namespace detail {
 
 seed_result case_on_devices::check(std::uint64_t seed, correctness_checks checks) {
-  return correctness_run(buffers_, comparator_, host_, loads_).run(seed, checks);
+  return correctness_run(layout_, devices_, buffers_, launcher_, comparator_, host_, loads_).run(seed, checks);
 }
 
 }  // namespace detail

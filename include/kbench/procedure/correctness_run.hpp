@@ -59,44 +59,49 @@ namespace detail {
 
 class correctness_run {
  public:
-  correctness_run(case_buffers& buffers, output_comparator& comparator, host_computation& host, device_loads& loads)
-      : buffers_(buffers), comparator_(comparator), host_(host), loads_(loads) {}
+  correctness_run(const case_layout& layout, case_devices& devices, case_buffers& buffers, case_launcher& launcher,
+                  output_comparator& comparator, host_computation& host, device_loads& loads)
+      : layout_(layout), devices_(devices), buffers_(buffers), launcher_(launcher), comparator_(comparator),
+        host_(host), loads_(loads) {}
 
   // One correctness run at `seed`: each step returns what it found, and the run's result is put together
   // from them at the end, in the order the steps ran.
   [[nodiscard]] seed_result run(std::uint64_t seed, correctness_checks checks) {
     std::vector<finding> problems;
     buffers_.draw(seed);
-    append(problems, run_side(buffers_, side::optimized));
+    append(problems, run_side(devices_, buffers_, side::optimized));
     const held_outputs held = buffers_.hold(side::optimized);
     append(problems, rerun_and_match(held, 0));
     if (checks.under_load) append(problems, rerun_under_load(held));
     std::optional<host_run> host_reference;
-    if (buffers_.has_device_reference()) {
-      append(problems, run_device_reference(buffers_, comparator_));
+    if (layout_.has_device_reference()) {
+      append(problems, run_device_reference(layout_, devices_, buffers_, comparator_));
     } else {
       host_reference.emplace();
-      append(problems, run_host_reference(buffers_, comparator_, host_, buffers_.first_input_set(), true, &*host_reference));
+      append(problems, run_host_reference(layout_, buffers_, comparator_, host_, buffers_.first_input_set(), true,
+                                                &*host_reference));
     }
-    if (checks.tolerance_can_fail) append(problems, check_tolerance_can_fail(buffers_, comparator_));
+    if (checks.tolerance_can_fail) append(problems, check_tolerance_can_fail(layout_, devices_, buffers_, comparator_));
     std::vector<output_result> outputs;
-    for (std::size_t k = 0; k < buffers_.output_count(); ++k) {
-      const buffer_slot& slot = buffers_.output_slot(k);
+    for (std::size_t k = 0; k < layout_.output_count(); ++k) {
+      const buffer_slot& slot = layout_.output_slot(k);
       outputs.push_back({slot.name, slot.type, slot.extents, comparator_.compare(k), {}});
     }
-    if (checks.oracle && buffers_.declaration().oracle) {
+    if (checks.oracle && layout_.declaration().oracle) {
       oracle_check against = check_against_oracle();
       for (std::size_t k = 0; k < outputs.size(); ++k) outputs[k].oracle = against.results[k];
       append(problems, against.found);
     }
-    const bool small = buffers_.declaration().elements() <= small_case_elements;
+    const bool small = layout_.declaration().elements() <= small_case_elements;
     const bool every = checks.extended && (small || checks.any_size);
-    if (checks.alignment) append(problems, check_alignment(buffers_, comparator_, every));
+    if (checks.alignment) append(problems, check_alignment(layout_, devices_, buffers_, launcher_, comparator_, every));
     // The edges only for a kernel right as declared: what fails there is reported, and each edge run would
     // repeat it.
-    const bool edges = every && buffers_.declaration().edge_values && run_passed(problems, outputs);
+    const bool edges = every && layout_.declaration().edge_values && run_passed(problems, outputs);
     edge_check_result at_edges;
-    if (edges) at_edges = check_edge_values(buffers_, comparator_, host_, declared_output_rms(buffers_, comparator_));
+    if (edges) {
+      at_edges = check_edge_values(layout_, devices_, buffers_, comparator_, host_, declared_output_rms(layout_, comparator_));
+    }
     append(problems, at_edges.found);
     // The last launch of the run on set 0's buffers as declared, as in a run without the moved buffers and
     // the edges: a kernel that keys a cache on its buffers' addresses meets the next run's inputs there.
@@ -112,13 +117,13 @@ class correctness_run {
     buffers_.prepare_outputs(side::optimized);
     if (load > 0) loads_.load(1e-3, load);
     buffers_.launch(side::optimized);
-    buffers_.synchronize_devices();
-    const bool required = buffers_.declaration().deterministic;
-    for (std::size_t k = 0; k < buffers_.output_count(); ++k) {
+    devices_.synchronize_devices();
+    const bool required = layout_.declaration().deterministic;
+    for (std::size_t k = 0; k < layout_.output_count(); ++k) {
       std::size_t first = 0;
       const std::size_t differ = buffers_.differing_words(held, k, first);
       if (differ == 0) continue;
-      const buffer_slot& slot = buffers_.output_slot(k);
+      const buffer_slot& slot = layout_.output_slot(k);
       const std::size_t width = info(slot.type).size;
       problems.push_back(
           {required ? finding_kind::nondeterministic : finding_kind::note,
@@ -153,15 +158,15 @@ class correctness_run {
   // Both sides against the oracle on input set 0: a host computation in double, run as a host reference is.
   [[nodiscard]] oracle_check check_against_oracle() {
     oracle_check check;
-    const declared_case& declaration = buffers_.declaration();
+    const declared_case& declaration = layout_.declaration();
     const std::vector<std::vector<double>> out_values = host_.run(buffers_.first_input_set(), declaration.oracle);
     const double ratio = declaration.oracle_ratio;
-    for (std::size_t k = 0; k < buffers_.output_count(); ++k) {
-      const buffer_slot& slot = buffers_.output_slot(k);
+    for (std::size_t k = 0; k < layout_.output_count(); ++k) {
+      const buffer_slot& slot = layout_.output_slot(k);
       const array_view exact{out_values[k].data(), dtype::f64, slot.size, slot.extents};
       compare_options quiet;
       quiet.mismatches_to_keep = 0;
-      const tolerance any = declaration.tolerance_of(slot);
+      const tolerance any = layout_.tolerance_of_output(k);
       const host_array optimized = buffers_.read_output(side::optimized, k);
       const comparison reference_side = compare_on_host(comparator_.expected_on_host(k).view(slot.size, slot.extents), exact, any, quiet);
       const comparison optimized_side = compare_on_host(optimized.view(slot.size, slot.extents), exact, any, quiet);
@@ -184,7 +189,10 @@ class correctness_run {
     return check;
   }
 
+  const case_layout& layout_;
+  case_devices& devices_;
   case_buffers& buffers_;
+  case_launcher& launcher_;
   output_comparator& comparator_;
   host_computation& host_;
   device_loads& loads_;

@@ -44,10 +44,10 @@ namespace detail {
 }
 
 // The reference's values of every output, as declared: their RMS, against which an edge run's are set.
-[[nodiscard]] inline std::vector<double> declared_output_rms(case_buffers& buffers, output_comparator& comparator) {
+[[nodiscard]] inline std::vector<double> declared_output_rms(const case_layout& layout, output_comparator& comparator) {
   std::vector<double> rms;
-  for (std::size_t k = 0; k < buffers.output_count(); ++k) {
-    const buffer_slot& slot = buffers.output_slot(k);
+  for (std::size_t k = 0; k < layout.output_count(); ++k) {
+    const buffer_slot& slot = layout.output_slot(k);
     rms.push_back(info(slot.type).is_float ? finite_rms(comparator.expected_on_host(k), slot.size, slot.type) : 0.0);
   }
   return rms;
@@ -56,9 +56,10 @@ namespace detail {
 // Output k of this edge run against the reference's, where the reference's is finite: elements where it is
 // not are set to 0 on both sides (left out); `left_out` counts them. The ratio of the absolute tolerance is
 // the RMS of the finite ones over `declared_rms`, as finite_rms() gives it for the declared run.
-[[nodiscard]] inline comparison compare_at_edge(case_buffers& buffers, output_comparator& comparator, std::size_t k,
-                                                const edge_run& run, double declared_rms, std::size_t& left_out) {
-  const buffer_slot& slot = buffers.output_slot(k);
+[[nodiscard]] inline comparison compare_at_edge(const case_layout& layout, const case_buffers& buffers,
+                                                output_comparator& comparator, std::size_t k, const edge_run& run,
+                                                double declared_rms, std::size_t& left_out) {
+  const buffer_slot& slot = layout.output_slot(k);
   host_array actual = buffers.read_output(side::optimized, k);
   host_array expected = comparator.expected_on_host(k);
   double ratio = 1.0;
@@ -79,28 +80,29 @@ namespace detail {
     const bool scaled = run.kind == edge_kind::larger || run.kind == edge_kind::smaller;
     if (scaled && declared_rms > 0.0 && finite > 0) ratio = std::sqrt(sum / static_cast<double>(finite)) / declared_rms;
   }
-  const tolerance tol = edge_tolerance(buffers.declaration().tolerance_of(slot), ratio, slot.type);
+  const tolerance tol = edge_tolerance(layout.tolerance_of_output(k), ratio, slot.type);
   return compare_on_host(actual.view(slot.size, slot.extents), expected.view(slot.size, slot.extents), tol);
 }
 
 // One edge run: input set 0 drawn as `run` says, the optimized kernel then the reference, every output
 // compared. Its findings (and those of its launches) name the run.
-[[nodiscard]] inline std::vector<finding> run_at_edge(case_buffers& buffers, output_comparator& comparator,
+[[nodiscard]] inline std::vector<finding> run_at_edge(const case_layout& layout, const case_devices& devices,
+                                                      case_buffers& buffers, output_comparator& comparator,
                                                       host_computation& host, const edge_run& run,
                                                       const std::vector<double>& declared_rms) {
   buffers.draw(buffers.seed(), &run);
-  std::vector<finding> found = run_side(buffers, side::optimized);
-  if (buffers.has_device_reference()) {
-    append(found, run_device_reference(buffers, comparator));
+  std::vector<finding> found = run_side(devices, buffers, side::optimized);
+  if (layout.has_device_reference()) {
+    append(found, run_device_reference(layout, devices, buffers, comparator));
   } else {
-    append(found, run_host_reference(buffers, comparator, host, buffers.first_input_set(), true));
+    append(found, run_host_reference(layout, buffers, comparator, host, buffers.first_input_set(), true));
   }
   const std::string where = run.words();
   for (finding& f : found) f.text = where + ": " + f.text;
-  for (std::size_t k = 0; k < buffers.output_count(); ++k) {
-    const buffer_slot& slot = buffers.output_slot(k);
+  for (std::size_t k = 0; k < layout.output_count(); ++k) {
+    const buffer_slot& slot = layout.output_slot(k);
     std::size_t left_out = 0;
-    const comparison c = compare_at_edge(buffers, comparator, k, run, declared_rms[k], left_out);
+    const comparison c = compare_at_edge(layout, buffers, comparator, k, run, declared_rms[k], left_out);
     const std::string judged =
         left_out ? fmt::format(" (judged at the {} of {} elements where the reference is finite)", slot.size - left_out, slot.size)
                  : std::string();
@@ -122,29 +124,30 @@ struct edge_check_result {
 
 // Every edge run of the case (none where it opted out), up to the first that finds a problem; then input set
 // 0 as declared again, and the reference's expected values of it.
-[[nodiscard]] inline edge_check_result check_edge_values(case_buffers& buffers, output_comparator& comparator,
+[[nodiscard]] inline edge_check_result check_edge_values(const case_layout& layout, const case_devices& devices,
+                                                        case_buffers& buffers, output_comparator& comparator,
                                                         host_computation& host, const std::vector<double>& declared_rms) {
   edge_check_result result;
   std::vector<const buffer_slot*> drawn_slots;
-  for (std::size_t k = 0; k < buffers.input_count(); ++k) drawn_slots.push_back(&buffers.input_slot(k));
-  for (std::size_t k = 0; k < buffers.output_count(); ++k) {
-    if (buffers.in_place(k)) drawn_slots.push_back(&buffers.output_slot(k));
+  for (std::size_t k = 0; k < layout.input_count(); ++k) drawn_slots.push_back(&layout.input_slot(k));
+  for (std::size_t k = 0; k < layout.output_count(); ++k) {
+    if (layout.in_place(k)) drawn_slots.push_back(&layout.output_slot(k));
   }
-  const std::vector<edge_run> runs = edge_runs(drawn_slots, buffers.declaration().edge_values);
+  const std::vector<edge_run> runs = edge_runs(drawn_slots, layout.declaration().edge_values);
   if (runs.empty()) return result;
   for (const edge_run& run : runs) {
-    const std::vector<finding> found = run_at_edge(buffers, comparator, host, run, declared_rms);
+    const std::vector<finding> found = run_at_edge(layout, devices, buffers, comparator, host, run, declared_rms);
     append(result.found, found);
     ++result.runs;
     if (any_failing(found)) break;
   }
   // The declared run reported what these find already.
   buffers.draw(buffers.seed());
-  if (buffers.has_device_reference()) {
-    (void)run_side(buffers, side::reference);
+  if (layout.has_device_reference()) {
+    (void)run_side(devices, buffers, side::reference);
     comparator.reference_ran();
   } else {
-    (void)run_host_reference(buffers, comparator, host, buffers.first_input_set(), true);
+    (void)run_host_reference(layout, buffers, comparator, host, buffers.first_input_set(), true);
   }
   return result;
 }

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "../contract/case_layout.hpp"
 #include "../contract/kernel_case.hpp"
 #include "../results/results.hpp"
 #include "case_buffers.hpp"
@@ -27,7 +28,8 @@ inline constexpr std::uint64_t host_reference_sentinel = 0x7FF4BADB7FF4BADBull; 
 
 class host_computation {
  public:
-  explicit host_computation(case_buffers& buffers) : buffers_(buffers) {}
+  host_computation(const case_layout& layout, const case_devices& devices, case_launcher& launcher)
+      : layout_(layout), devices_(devices), launcher_(launcher) {}
 
   // `compute` on the input set `set`; returns the outputs' values. `timed`, when given, gets the time
   // of the transfers and of the computation, and the bytes of the inputs.
@@ -35,31 +37,31 @@ class host_computation {
                                                      host_run* timed = nullptr) {
     using clock = std::chrono::steady_clock;
     const auto start = clock::now();
-    const std::size_t inputs = buffers_.input_count(), outputs = buffers_.output_count();
+    const std::size_t inputs = layout_.input_count(), outputs = layout_.output_count();
     std::vector<const double*> in_values(inputs);
     std::vector<std::vector<double>> out_values(outputs);
     host_inputs_.resize(inputs);
     for (std::size_t k = 0; k < inputs; ++k) {
-      to_doubles(set.inputs[k], buffers_.input_slot(k), host_inputs_[k]);
+      to_doubles(set.inputs[k], layout_.input_slot(k), host_inputs_[k]);
       in_values[k] = host_inputs_[k].data();
     }
     for (std::size_t k = 0; k < outputs; ++k) {
-      if (buffers_.in_place(k)) {
+      if (layout_.in_place(k)) {
         host_doubles values;
-        to_doubles(set.starts[k], buffers_.output_slot(k), values);
+        to_doubles(set.starts[k], layout_.output_slot(k), values);
         out_values[k].assign(values.data(), values.data() + values.size);
       } else {
-        out_values[k].assign(buffers_.output_slot(k).size, sentinel_value());
+        out_values[k].assign(layout_.output_slot(k).size, sentinel_value());
       }
     }
     const auto computing = clock::now();
-    buffers_.launcher().with_host_values(in_values, out_values, compute);
+    launcher_.with_host_values(in_values, out_values, compute);
     if (timed) {
       timed->transfer_seconds = std::chrono::duration<double>(computing - start).count();
       timed->compute_seconds = std::chrono::duration<double>(clock::now() - computing).count();
       timed->input_bytes = 0.0;
       for (std::size_t k = 0; k < inputs; ++k) {
-        const buffer_slot& slot = buffers_.input_slot(k);
+        const buffer_slot& slot = layout_.input_slot(k);
         timed->input_bytes += static_cast<double>(slot.size * info(slot.type).size);
       }
     }
@@ -69,11 +71,13 @@ class host_computation {
  private:
   // The values of a buffer of `slot`'s layout at `device`, as double, on the buffer's device.
   void to_doubles(const void* device, const buffer_slot& slot, host_doubles& into) {
-    const current_device here = buffers_.on(slot);
-    staging_.to_doubles(device, slot, into, buffers_.stream_of(slot));
+    const current_device here = devices_.on(slot);
+    staging_.to_doubles(device, slot, into, devices_.stream_of(slot));
   }
 
-  case_buffers& buffers_;
+  const case_layout& layout_;
+  const case_devices& devices_;
+  case_launcher& launcher_;
   host_staging staging_;                   // pinned chunks for the transfers
   std::vector<host_doubles> host_inputs_;  // the inputs as a host function last saw them
 };

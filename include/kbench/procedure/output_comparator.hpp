@@ -42,7 +42,8 @@ inline constexpr std::size_t device_compare_threshold = std::size_t{1} << 20;
 
 class output_comparator {
  public:
-  explicit output_comparator(case_buffers& buffers) : buffers_(buffers), expected_(buffers.output_count()) {}
+  output_comparator(const case_layout& layout, const case_devices& devices, case_buffers& buffers)
+      : layout_(layout), devices_(devices), buffers_(buffers), expected_(layout.output_count()) {}
 
   // ---- the expected values -----------------------------------------------------------------------------
   // The device reference ran again: every copy on the host is stale.
@@ -63,18 +64,18 @@ class output_comparator {
   // ---- comparing -------------------------------------------------------------------------------------
   // Padded outputs are compared on the host, rows only.
   [[nodiscard]] bool compared_on_device(std::size_t k) const {
-    const buffer_slot& slot = buffers_.output_slot(k);
-    return buffers_.has_device_reference() && slot.size >= device_compare_threshold && !slot.padded() &&
-           device_can_compare(buffers_.declaration().tolerance_of(slot));
+    const buffer_slot& slot = layout_.output_slot(k);
+    return layout_.has_device_reference() && slot.size >= device_compare_threshold && !slot.padded() &&
+           device_can_compare(layout_.tolerance_of_output(k));
   }
 
   // Elements of a device reference's output k that still hold the poison (padding left out).
   [[nodiscard]] std::size_t poisoned_in_reference(std::size_t k) {
-    const buffer_slot& slot = buffers_.output_slot(k);
+    const buffer_slot& slot = layout_.output_slot(k);
     if (compared_on_device(k)) {
-      const current_device here = buffers_.on(slot);
+      const current_device here = devices_.on(slot);
       return count_poison_on_device(buffers_.output_data(side::reference, k), slot.type, slot.size,
-                                    buffers_.stream_of(slot));
+                                    devices_.stream_of(slot));
     }
     return count_poison(expected_on_host(k).bytes.data(), slot.type, slot.size);
   }
@@ -84,18 +85,18 @@ class output_comparator {
 
   // The output of layout k at `actual` against the reference's output k.
   [[nodiscard]] comparison against_reference(std::size_t k, const void* actual) {
-    return compare_at(k, actual, buffers_.has_device_reference() ? buffers_.output_data(side::reference, k) : nullptr);
+    return compare_at(k, actual, layout_.has_device_reference() ? buffers_.output_data(side::reference, k) : nullptr);
   }
 
   // The output of layout k at `actual` against a device reference's output at `expected` (null: the
   // host reference's values). On the GPU when large and clean; else, or when the GPU found anything,
   // with the host engine.
   [[nodiscard]] comparison compare_at(std::size_t k, const void* actual, const void* expected) {
-    const buffer_slot& slot = buffers_.output_slot(k);
-    const tolerance tol = buffers_.declaration().tolerance_of(slot);
-    const current_device here = buffers_.on(slot);
+    const buffer_slot& slot = layout_.output_slot(k);
+    const tolerance tol = layout_.tolerance_of_output(k);
+    const current_device here = devices_.on(slot);
     if (expected && compared_on_device(k)) {
-      device_comparison d = compare_on_device(actual, expected, slot.type, slot.size, slot.extents, tol, buffers_.stream_of(slot));
+      device_comparison d = compare_on_device(actual, expected, slot.type, slot.size, slot.extents, tol, devices_.stream_of(slot));
       if (d.clean) return std::move(d.result);
     }
     const host_array actual_values = read_values(actual, slot);
@@ -108,15 +109,17 @@ class output_comparator {
   // On the GPU: whether the tolerance accepts, against the device reference's output k, the output at
   // `actual` (null: every element the bits `constant`); `norm`, when given, gets the reference's norm.
   [[nodiscard]] bool device_accepts(std::size_t k, const void* actual, std::uint64_t constant, double* norm = nullptr) {
-    const buffer_slot& slot = buffers_.output_slot(k);
+    const buffer_slot& slot = layout_.output_slot(k);
     const device_comparison d =
         compare_on_device(actual, buffers_.output_data(side::reference, k), slot.type, slot.size, slot.extents,
-                          buffers_.declaration().tolerance_of(slot), buffers_.stream_of(slot), constant);
+                          layout_.tolerance_of_output(k), devices_.stream_of(slot), constant);
     if (norm) *norm = d.expected_norm;
     return d.result.passed;
   }
 
  private:
+  const case_layout& layout_;
+  const case_devices& devices_;
   case_buffers& buffers_;
   std::vector<expected_values> expected_;
 };

@@ -38,16 +38,25 @@ namespace kbench {
 namespace detail {
 
 // A registered case instantiated at one shape (the one type for it; opened_case in procedure.hpp is its
-// HIP-free handle), with its device memory and the tools that work on it.
+// HIP-free handle), with its device memory and the tools that work on it, made in this order: the layout
+// from the declaration, the GPUs, the launcher, the memory on them, then what reads it.
 class case_on_devices {
  public:
-  // On the GPUs `options` give (null: device 0, then the others); skipped_case when there are too few.
+  // On the GPUs `options` give (choose_devices: `options`' device for a case of one; null options: device
+  // 0, then the others); skipped_case when there are too few, or when the case requires peer access
+  // between them and they lack it.
   case_on_devices(const case_registration& registration, const kbench::shape& s, const run_options* options = nullptr)
-      : case_(registration.name(), s), buffers_(declare(case_, registration), options), comparator_(buffers_),
-        host_(buffers_), loads_(buffers_.devices()), quick_(options && options->quick) {}
+      : case_(registration.name(), s), layout_(declare(case_, registration)),
+        devices_(choose_devices(layout_.declaration().device_count(), options)), launcher_(layout_, devices_),
+        buffers_(layout_, devices_, launcher_), comparator_(layout_, devices_, buffers_),
+        host_(layout_, devices_, launcher_), loads_(devices_), quick_(options && options->quick) {
+    if (declaration().requires_peer_access && !devices_.peer_access()) {
+      throw skipped_case("the case requires peer access between its GPUs, and " + devices_.missing_peer_access());
+    }
+  }
 
-  [[nodiscard]] const declared_case& declaration() const { return detail::declared(case_); }
-  [[nodiscard]] const case_devices& devices() const { return buffers_.devices(); }
+  [[nodiscard]] const declared_case& declaration() const { return layout_.declaration(); }
+  [[nodiscard]] const case_devices& devices() const { return devices_; }
 
   // The checks of a first seed (--quick: without the extended checks; `any_size`: those beyond
   // small_case_elements too).
@@ -76,6 +85,9 @@ class case_on_devices {
   }
 
   kernel_case case_;
+  case_layout layout_;
+  case_devices devices_;
+  case_launcher launcher_;
   case_buffers buffers_;
   output_comparator comparator_;
   host_computation host_;

@@ -36,11 +36,12 @@ inline constexpr double check_budget_share = 0.15;
 class timed_checks {
  public:
   // `launches`: launches per sample; `output_copies`: the copies of the outputs they write in turn.
-  timed_checks(case_buffers& buffers, output_comparator& comparator, host_computation& host, int launches,
-               int output_copies)
-      : buffers_(buffers), comparator_(comparator), host_(host), with_reference_(buffers.has_device_reference()),
-        launches_(launches), candidates_(std::clamp(output_copies, 1, launches)),
-        sampler_(with_reference_ ? check_budget_share : 0.0, first_estimate(buffers)) {}
+  timed_checks(const case_layout& layout, const case_devices& devices, const case_buffers& buffers,
+               output_comparator& comparator, host_computation& host, int launches, int output_copies)
+      : layout_(layout), devices_(devices), buffers_(buffers), comparator_(comparator), host_(host),
+        with_reference_(layout.has_device_reference()), launches_(launches),
+        candidates_(std::clamp(output_copies, 1, launches)),
+        sampler_(with_reference_ ? check_budget_share : 0.0, first_estimate(layout)) {}
 
   // Whether the optimized kernel goes first in the next sample.
   [[nodiscard]] bool optimized_first() { return sampler_.optimized_first(); }
@@ -58,7 +59,8 @@ class timed_checks {
     for (const int candidate : chosen) {
       const int launch = launches_ - candidates_ + candidate;  // the last candidates_ of the sample
       ++checked;
-      found = check_timed_launch(buffers_, comparator_, host_, sets, with_reference_, launch, where(launch));
+      found = check_timed_launch(layout_, devices_, buffers_, comparator_, host_, sets, with_reference_, launch,
+                                 where(launch));
       wrong_ = !found.empty();
       if (wrong_) break;
     }
@@ -76,8 +78,8 @@ class timed_checks {
     const auto start = std::chrono::steady_clock::now();
     sets.restore_in_place(side::reference, 1);
     sets.launch(side::reference, 0);
-    buffers_.synchronize();
-    std::vector<finding> found = check_timed_launch(buffers_, comparator_, host_, sets, true, 0, what);
+    devices_.synchronize();
+    std::vector<finding> found = check_timed_launch(layout_, devices_, buffers_, comparator_, host_, sets, true, 0, what);
     wrong_ = !found.empty();
     sampler_.checked(1, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     return found;
@@ -111,13 +113,15 @@ class timed_checks {
 
   // Host seconds of one check until one has been timed: both outputs read once at about 1 TB/s, and
   // 50 us of launches and waits.
-  [[nodiscard]] static double first_estimate(const case_buffers& buffers) {
+  [[nodiscard]] static double first_estimate(const case_layout& layout) {
     double bytes = 0.0;
-    for (std::size_t k = 0; k < buffers.output_count(); ++k) bytes += 2.0 * buffers.output_slot(k).storage_bytes();
+    for (std::size_t k = 0; k < layout.output_count(); ++k) bytes += 2.0 * layout.output_slot(k).storage_bytes();
     return bytes / 1e12 + 50e-6;
   }
 
-  case_buffers& buffers_;
+  const case_layout& layout_;
+  const case_devices& devices_;
+  const case_buffers& buffers_;
   output_comparator& comparator_;
   host_computation& host_;
   const bool with_reference_;

@@ -60,65 +60,70 @@ struct timed_buffer {
   [[nodiscard]] guarded_output& working(side target) {
     return target == side::optimized ? working_optimized : working_reference;
   }
+  [[nodiscard]] const guarded_output& working(side target) const {
+    return target == side::optimized ? working_optimized : working_reference;
+  }
 };
 
 class timed_input_sets {
  public:
   // Bytes of one input set: every input and every in-place buffer, each at a stride of whole 256 bytes.
-  [[nodiscard]] static std::size_t bytes_per_set(const case_buffers& buffers) {
+  [[nodiscard]] static std::size_t bytes_per_set(const case_layout& layout) {
     std::size_t bytes = 0;
-    for (std::size_t k = 0; k < buffers.input_count(); ++k) bytes += stride_bytes(buffers.input_slot(k));
-    for (std::size_t k = 0; k < buffers.output_count(); ++k) {
-      bytes += buffers.in_place(k) ? stride_bytes(buffers.output_slot(k)) : 0;
+    for (std::size_t k = 0; k < layout.input_count(); ++k) bytes += stride_bytes(layout.input_slot(k));
+    for (std::size_t k = 0; k < layout.output_count(); ++k) {
+      bytes += layout.in_place(k) ? stride_bytes(layout.output_slot(k)) : 0;
     }
     return bytes;
   }
 
   // Bytes of `copies` working copies of each side of every output that is not in place.
-  [[nodiscard]] static std::size_t bytes_of_output_copies(const case_buffers& buffers, int copies) {
+  [[nodiscard]] static std::size_t bytes_of_output_copies(const case_layout& layout, int copies) {
     std::size_t bytes = 0;
-    for (std::size_t k = 0; k < buffers.output_count(); ++k) {
-      if (!buffers.in_place(k)) bytes += 2 * (stride_bytes(buffers.output_slot(k)) * copies + 2 * guard_bytes);
+    for (std::size_t k = 0; k < layout.output_count(); ++k) {
+      if (!layout.in_place(k)) bytes += 2 * (stride_bytes(layout.output_slot(k)) * copies + 2 * guard_bytes);
     }
     return bytes;
   }
 
   // Batch mode's copies of the outputs (decisions/timing_plan.hpp): what one more copy adds, and what the
   // copies cost once (the guards).
-  [[nodiscard]] static int plan_copies(const case_buffers& buffers, int launches, double l2_bytes, std::size_t left) {
-    const std::size_t one = bytes_of_output_copies(buffers, 1);
-    const std::size_t each = bytes_of_output_copies(buffers, 2) - one;
+  [[nodiscard]] static int plan_copies(const case_layout& layout, int launches, double l2_bytes, std::size_t left) {
+    const std::size_t one = bytes_of_output_copies(layout, 1);
+    const std::size_t each = bytes_of_output_copies(layout, 2) - one;
     return plan_output_copies(launches, each, one - each, l2_bytes, left);
   }
 
   // Input sets 1 .. count, the values their cheap redraws rearrange (drawn here), the in-place working
   // copies of both sides, and (`output_copies` > 1) that many working copies of every other output.
-  timed_input_sets(case_buffers& buffers, int count, int output_copies)
-      : buffers_(buffers), inputs_(buffers.input_count()), outputs_(buffers.output_count()) {
+  timed_input_sets(const case_layout& layout, case_devices& devices, case_buffers& buffers, case_launcher& launcher,
+                   int count, int output_copies)
+      : layout_(layout), devices_(devices), buffers_(buffers), launcher_(launcher), inputs_(layout.input_count()),
+        outputs_(layout.output_count()) {
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
-      const buffer_slot& slot = buffers_.input_slot(k);
-      const current_device here = buffers_.on(slot);
+      const buffer_slot& slot = layout_.input_slot(k);
+      const current_device here = devices_.on(slot);
       timed_buffer& in = inputs_[k];
       in.sets = set_block(slot.storage_bytes(), count);
       in.source = set_block(slot.storage_bytes(), count);
       in.fingerprints = device_buffer<unsigned long long>(2);
-      KBENCH_HIP_CHECK(hipMemsetAsync(in.fingerprints.data(), 0, in.fingerprints.bytes(), buffers_.stream_of(slot)));
+      KBENCH_HIP_CHECK(hipMemsetAsync(in.fingerprints.data(), 0, in.fingerprints.bytes(), devices_.stream_of(slot)));
     }
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
-      const buffer_slot& slot = buffers_.output_slot(k);
-      const current_device here = buffers_.on(slot);
+      const buffer_slot& slot = layout_.output_slot(k);
+      const current_device here = devices_.on(slot);
       timed_buffer& out = outputs_[k];
-      if (buffers_.in_place(k)) {
+      if (layout_.in_place(k)) {
         out.sets = set_block(slot.storage_bytes(), count);
         out.source = set_block(slot.storage_bytes(), count);
       }
-      out.copies = buffers_.in_place(k) ? count : output_copies > 1 ? output_copies : 0;
+      out.copies = layout_.in_place(k) ? count : output_copies > 1 ? output_copies : 0;
       if (out.copies == 0) continue;
       out.stride = stride_bytes(slot);
       out.working_reference = guarded_output(out.stride * static_cast<std::size_t>(out.copies));
       out.working_optimized = guarded_output(out.stride * static_cast<std::size_t>(out.copies));
       for (const side target : {side::reference, side::optimized}) {
-        out.working(target).prepare(dtype::u8, out.working(target).bytes(), buffers_.stream_of(slot));  // arms the guards
+        out.working(target).prepare(dtype::u8, out.working(target).bytes(), devices_.stream_of(slot));  // arms the guards
       }
     }
     for_each_drawn([&](const buffer_slot& slot, std::size_t stream_id, timed_buffer& timed) {
@@ -126,10 +131,10 @@ class timed_input_sets {
         place_positional(slot, stream_id, timed.source);
       } else {
         fill_random(timed.source.data(), slot.type, timed.source.bytes() / info(slot.type).size, slot.init,
-                    draw_seed(~0ull), stream_id, buffers_.stream_of(slot));
+                    draw_seed(~0ull), stream_id, devices_.stream_of(slot));
       }
     });
-    buffers_.devices().join();
+    devices_.join();
   }
   timed_input_sets(const timed_input_sets&) = delete;
   timed_input_sets& operator=(const timed_input_sets&) = delete;
@@ -146,10 +151,10 @@ class timed_input_sets {
       const std::size_t elements = timed.sets.bytes() / info(slot.type).size;
       const bool positional = slot.init.positional();
       if (fresh && !positional) {
-        fill_random(timed.sets.data(), slot.type, elements, slot.init, draw_seed(draw), stream_id, buffers_.stream_of(slot));
+        fill_random(timed.sets.data(), slot.type, elements, slot.init, draw_seed(draw), stream_id, devices_.stream_of(slot));
       } else {
         const std::size_t offset = positional || elements < 2 ? 0 : 1 + mix_seed(draw_seed(draw) ^ stream_id) % (elements - 1);
-        rotate_elements(timed.sets.data(), timed.source.data(), slot.type, elements, offset, buffers_.stream_of(slot));
+        rotate_elements(timed.sets.data(), timed.source.data(), slot.type, elements, offset, devices_.stream_of(slot));
       }
     });
     fingerprint_inputs(0);
@@ -160,18 +165,18 @@ class timed_input_sets {
 
   // The inputs that some timed launch changed: their fingerprints after the launches differ from those
   // as drawn.
-  [[nodiscard]] std::vector<std::string> changed_inputs() {
+  [[nodiscard]] std::vector<std::string> changed_inputs() const {
     std::vector<unsigned long long> sums(2 * inputs_.size());
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
-      const buffer_slot& slot = buffers_.input_slot(k);
-      const current_device here = buffers_.on(slot);
+      const buffer_slot& slot = layout_.input_slot(k);
+      const current_device here = devices_.on(slot);
       KBENCH_HIP_CHECK(hipMemcpyAsync(sums.data() + 2 * k, inputs_[k].fingerprints.data(), inputs_[k].fingerprints.bytes(),
-                                      hipMemcpyDeviceToHost, buffers_.stream_of(slot)));
+                                      hipMemcpyDeviceToHost, devices_.stream_of(slot)));
     }
-    buffers_.synchronize();
+    devices_.synchronize();
     std::vector<std::string> changed;
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
-      if (sums[2 * k] != sums[2 * k + 1]) changed.push_back(buffers_.input_slot(k).name);
+      if (sums[2 * k] != sums[2 * k + 1]) changed.push_back(layout_.input_slot(k).name);
     }
     return changed;
   }
@@ -187,7 +192,7 @@ class timed_input_sets {
   // Launch `launch` of a timed sample of `target`: input set launch + 1, and for in-place buffers that
   // launch's working copy.
   void launch(side target, int launch) {
-    buffers_.launcher().launch_on(target, [&](std::size_t k) { return inputs_[k].sets.at(launch); },
+    launcher_.launch_on(target, [&](std::size_t k) { return inputs_[k].sets.at(launch); },
                                   [&](std::size_t k) { return output_of(target, k, launch); });
   }
 
@@ -205,24 +210,26 @@ class timed_input_sets {
     input_set_view view;
     for (const timed_buffer& in : inputs_) view.inputs.push_back(in.sets.at(launch));
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
-      view.starts.push_back(buffers_.in_place(k) ? outputs_[k].sets.at(launch) : nullptr);
+      view.starts.push_back(layout_.in_place(k) ? outputs_[k].sets.at(launch) : nullptr);
     }
     return view;
   }
 
   // A finding for each output whose working copies of `target` a launch wrote outside of.
-  void check_working_guards(side target, const std::string& context, std::vector<finding>& found) {
+  [[nodiscard]] std::vector<finding> check_working_guards(side target, const std::string& context) const {
+    std::vector<finding> found;
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
       if (outputs_[k].copies == 0) continue;
-      const buffer_slot& slot = buffers_.output_slot(k);
-      const current_device here = buffers_.on(slot);
+      const buffer_slot& slot = layout_.output_slot(k);
+      const current_device here = devices_.on(slot);
       const std::string stray = outputs_[k].working(target).check_guards();
       if (!stray.empty()) {
         found.push_back({finding_kind::stray_write,
                          fmt::format("{}the {} kernel wrote outside the timed copies of {} '{}': {}", context,
-                                     name_of(target), buffers_.in_place(k) ? "in-place buffer" : "output", slot.name, stray)});
+                                     name_of(target), layout_.in_place(k) ? "in-place buffer" : "output", slot.name, stray)});
       }
     }
+    return found;
   }
 
  private:
@@ -236,7 +243,7 @@ class timed_input_sets {
   // on the host again before every sample would cost a host pass and a copy per sample, and rotated, a
   // value would leave the index it belongs to. The other inputs are still drawn anew for every sample.
   void place_positional(const buffer_slot& slot, std::size_t stream_id, set_block& block) {
-    const hipStream_t stream = buffers_.stream_of(slot);
+    const hipStream_t stream = devices_.stream_of(slot);
     draw_buffer(block.at(0), slot, draw_seed(~0ull), stream_id, stream);
     for (int k = 1; k < block.count(); ++k) {
       KBENCH_HIP_CHECK(hipMemcpyAsync(block.at(k), block.at(0), slot.storage_bytes(), hipMemcpyDeviceToDevice, stream));
@@ -251,51 +258,54 @@ class timed_input_sets {
   template <class F>
   void for_each_drawn(F&& f) {
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
-      const current_device here = buffers_.on(buffers_.input_slot(k));
-      f(buffers_.input_slot(k), buffers_.input_stream_id(k), inputs_[k]);
+      const current_device here = devices_.on(layout_.input_slot(k));
+      f(layout_.input_slot(k), layout_.input_stream_id(k), inputs_[k]);
     }
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
-      if (!buffers_.in_place(k)) continue;
-      const current_device here = buffers_.on(buffers_.output_slot(k));
-      f(buffers_.output_slot(k), buffers_.output_stream_id(k), outputs_[k]);
+      if (!layout_.in_place(k)) continue;
+      const current_device here = devices_.on(layout_.output_slot(k));
+      f(layout_.output_slot(k), layout_.output_stream_id(k), outputs_[k]);
     }
-    buffers_.devices().join();
+    devices_.join();
   }
 
   // prepare_outputs, or (`poison_others` false) restore_in_place.
   void prepare(side target, int launches, bool poison_others) {
     for (std::size_t k = 0; k < outputs_.size(); ++k) {
-      const buffer_slot& slot = buffers_.output_slot(k);
+      const buffer_slot& slot = layout_.output_slot(k);
       timed_buffer& out = outputs_[k];
-      if (!buffers_.in_place(k) && !poison_others) continue;
+      if (!layout_.in_place(k) && !poison_others) continue;
       if (out.copies == 0) {
         buffers_.poison_output(target, k);
         continue;
       }
-      const current_device here = buffers_.on(slot);
+      const current_device here = devices_.on(slot);
       const std::size_t bytes = out.stride * static_cast<std::size_t>(std::min(launches, out.copies));
-      if (buffers_.in_place(k)) {
+      if (layout_.in_place(k)) {
         KBENCH_HIP_CHECK(hipMemcpyAsync(out.working(target).data(), out.sets.data(), bytes, hipMemcpyDeviceToDevice,
-                                        buffers_.stream_of(slot)));
+                                        devices_.stream_of(slot)));
       } else {
-        poison(out.working(target).data(), slot.type, bytes / info(slot.type).size, buffers_.stream_of(slot));
+        poison(out.working(target).data(), slot.type, bytes / info(slot.type).size, devices_.stream_of(slot));
       }
     }
-    buffers_.devices().join();
+    devices_.join();
   }
 
   // Each input's fingerprint over its timed sets, added to its sum `which` (0: as drawn, 1: after).
   void fingerprint_inputs(int which) {
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
-      const buffer_slot& slot = buffers_.input_slot(k);
-      const current_device here = buffers_.on(slot);
+      const buffer_slot& slot = layout_.input_slot(k);
+      const current_device here = devices_.on(slot);
       add_fingerprint(inputs_[k].sets.data(), inputs_[k].sets.bytes(), inputs_[k].fingerprints.data() + which,
-                      buffers_.stream_of(slot));
+                      devices_.stream_of(slot));
     }
-    buffers_.devices().join();
+    devices_.join();
   }
 
+  const case_layout& layout_;
+  case_devices& devices_;
   case_buffers& buffers_;
+  case_launcher& launcher_;
   std::vector<timed_buffer> inputs_;   // per input
   std::vector<timed_buffer> outputs_;  // per output; empty unless in place
 };

@@ -10,7 +10,7 @@ namespace kbench {
 namespace detail {
 
 timing_measurements case_on_devices::measure(const run_options& o, const gpu_info& g, const device_ceilings& ceilings) {
-  return timing_run(buffers_, comparator_, host_, o, g, ceilings).run();
+  return timing_run(layout_, devices_, buffers_, launcher_, comparator_, host_, o, g, ceilings).run();
 }
 
 }  // namespace detail

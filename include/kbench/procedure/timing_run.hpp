@@ -65,24 +65,21 @@
 namespace kbench {
 namespace detail {
 
-[[nodiscard]] inline double host_seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-// Holds the case's buffers, its comparator and its host computation (the audit's host reference); owns
-// the timed input sets and the other GPUs' flushes for the length of the run.
+// Holds the case's layout, devices, buffers and launcher, its comparator and its host computation (the
+// audit's host reference); owns the timed input sets and the other GPUs' flushes for the length of the run.
 class timing_run {
  public:
-  timing_run(case_buffers& buffers, output_comparator& comparator, host_computation& host, const run_options& options,
-             const gpu_info& g, const device_ceilings& ceilings)
-      : buffers_(buffers), comparator_(comparator), host_(host), options_(options), gpu_(g), ceilings_(ceilings),
-        spin_(buffers.stream()), gate_(spin_.cycles_per_second()), with_reference_(buffers.has_device_reference()),
-        samples_(buffers.stream(), g, options, with_reference_), flushes_(buffers.devices()) {}
+  timing_run(const case_layout& layout, case_devices& devices, case_buffers& buffers, case_launcher& launcher,
+             output_comparator& comparator, host_computation& host, const run_options& options, const gpu_info& g,
+             const device_ceilings& ceilings)
+      : layout_(layout), devices_(devices), buffers_(buffers), launcher_(launcher), comparator_(comparator),
+        host_(host), options_(options), gpu_(g), ceilings_(ceilings), spin_(devices.stream()), gate_(spin_.cycles_per_second()), with_reference_(layout.has_device_reference()),
+        samples_(devices.stream(), g, options, with_reference_), flushes_(devices) {}
 
   [[nodiscard]] timing_measurements run() {
     timing_steps steps;
     stage_times& stages = steps.stages;
-    timed_step(stages, "warm-up", [&] { warm_up(); });
+    timed_step(stages, "warm-up", [&] { warm_up(layout_, devices_, buffers_, options_); });
     steps.setup = timed_step(stages, "set-up", [&] {
       choose_mode();
       return prepare_mode(draw_input_sets());
@@ -98,31 +95,20 @@ class timing_run {
     steps.launch_wall = timed_step(stages, "unseen work", [&] {
       return launch_wall_time([&] { sets_->prepare_outputs(side::optimized, 1); }, [&] { sets_->launch(side::optimized, 0); });
     });
-    steps.kept_in_cache = check_persisting_cache(buffers_);
+    steps.kept_in_cache = check_persisting_cache(devices_, launcher_);
     steps.checks = checks_->summary();
     checks_.reset();  // before the input sets it checks
     sets_.reset();
-    return assemble_measurements(std::move(steps), buffers_.declaration(), options_);
+    return assemble_measurements(std::move(steps), layout_.declaration(), options_);
   }
 
  private:
-  [[nodiscard]] hipStream_t stream() const { return buffers_.stream(); }
+  [[nodiscard]] hipStream_t stream() const { return devices_.stream(); }
   [[nodiscard]] std::size_t flush() const { return flush_bytes(options_, gpu_.l2_bytes); }
-
-  void warm_up() {
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < options_.warmup || host_seconds_since(start) < options_.warmup_time; ++i) {
-      buffers_.restore_in_place(side::reference);
-      prepare_first_set_outputs(buffers_);
-      if (with_reference_) buffers_.launch(side::reference);
-      buffers_.launch(side::optimized);
-      buffers_.synchronize();
-    }
-  }
 
   void choose_mode() {
     auto hot_start = [&] {
-      prepare_first_set_outputs(buffers_);
+      prepare_first_set_outputs(layout_, buffers_);
       flushes_.before_timed(nullptr);
       spin_.enqueue(stream(), 20e-6);
     };
@@ -133,7 +119,7 @@ class timing_run {
   [[nodiscard]] timing_setup draw_input_sets() {
     timing_setup setup;
     setup.mode = mode_.mode;
-    setup.set_bytes = timed_input_sets::bytes_per_set(buffers_);
+    setup.set_bytes = timed_input_sets::bytes_per_set(layout_);
     std::size_t free_bytes = 0, total_bytes = 0;
     KBENCH_HIP_CHECK(hipMemGetInfo(&free_bytes, &total_bytes));
     // Each set twice over: the sets, and the values their cheap redraws rearrange.
@@ -143,9 +129,9 @@ class timing_run {
     // Batch mode's output copies (timing_plan.hpp), in what the sets, their sources and copies leave.
     const std::size_t sets_bytes = 4 * static_cast<std::size_t>(plan.sets) * setup.set_bytes;
     const std::size_t left = free_bytes > sets_bytes ? (free_bytes - sets_bytes) / 2 : 0;
-    output_copies_ = timed_input_sets::plan_copies(buffers_, per_sample_, gpu_.l2_bytes, left);
-    sets_.emplace(buffers_, plan.sets, output_copies_);  // drawn before each sample, from the first on
-    checks_.emplace(buffers_, comparator_, host_, per_sample_, output_copies_);
+    output_copies_ = timed_input_sets::plan_copies(layout_, per_sample_, gpu_.l2_bytes, left);
+    sets_.emplace(layout_, devices_, buffers_, launcher_, plan.sets, output_copies_);  // drawn before each sample, from the first on
+    checks_.emplace(layout_, devices_, buffers_, comparator_, host_, per_sample_, output_copies_);
     return setup;
   }
 
@@ -220,7 +206,7 @@ class timing_run {
   void time_side(side target, event_pair& events, bool first, bool last) {
     const bool rewrite = !flush_;
     if (first || rewrite) {
-      buffers_.devices().fork();  // the other GPUs' sets are written after the launches before
+      devices_.fork();  // the other GPUs' sets are written after the launches before
       sets_->redraw(static_cast<std::uint64_t>(draws_), false);
     }
     if (target == side::reference && flush_) {
@@ -230,7 +216,7 @@ class timing_run {
     }
     timed(target, events);
     if (rewrite && !last) {
-      buffers_.devices().fork();
+      devices_.fork();
       sets_->fingerprint_after_launches();
     }
   }
@@ -253,7 +239,7 @@ class timing_run {
 
   // What the timed launches did to memory besides their outputs (timed_audit.hpp).
   [[nodiscard]] std::vector<finding> audit_timed_memory() {
-    buffers_.synchronize_devices();
+    devices_.synchronize_devices();
     return check_timed_memory(buffers_, *sets_, with_reference_);
   }
 
@@ -299,7 +285,10 @@ class timing_run {
 
   static constexpr int seen_pairs = 9;  // fresh and seen cold launches, alternately
 
+  const case_layout& layout_;
+  case_devices& devices_;
   case_buffers& buffers_;
+  case_launcher& launcher_;
   output_comparator& comparator_;
   host_computation& host_;
   const run_options& options_;

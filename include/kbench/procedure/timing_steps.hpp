@@ -3,6 +3,7 @@
 // sampling methods. The steps measure; nothing here decides what a measurement means (decisions/judge.hpp).
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <limits>
 #include <optional>
@@ -13,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "../contract/case_layout.hpp"
 #include "../contract/declared_case.hpp"
 #include "../decisions/run_options.hpp"
 #include "../decisions/timing_plan.hpp"
@@ -20,6 +22,7 @@
 #include "../results/results.hpp"
 #include "../results/statistics.hpp"
 #include "case_buffers.hpp"
+#include "case_devices.hpp"
 #include "timed_samples.hpp"
 
 namespace kbench {
@@ -59,11 +62,29 @@ auto timed_step(stage_times& stages, const char* name, Step&& step) {
 
 // The first input set's outputs of the optimized kernel as every launch of it starts: poison, or the drawn
 // values in place.
-inline void prepare_first_set_outputs(case_buffers& buffers) {
-  for (std::size_t k = 0; k < buffers.output_count(); ++k) {
-    if (!buffers.in_place(k)) buffers.poison_output(side::optimized, k);
+inline void prepare_first_set_outputs(const case_layout& layout, case_buffers& buffers) {
+  for (std::size_t k = 0; k < layout.output_count(); ++k) {
+    if (!layout.in_place(k)) buffers.poison_output(side::optimized, k);
   }
   buffers.restore_in_place(side::optimized);
+}
+
+[[nodiscard]] inline double host_seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The warm-up: both sides on the first input set, at least `options.warmup` times and for
+// `options.warmup_time` seconds, each launch waited for.
+inline void warm_up(const case_layout& layout, const case_devices& devices, case_buffers& buffers,
+                    const run_options& options) {
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < options.warmup || host_seconds_since(start) < options.warmup_time; ++i) {
+    buffers.restore_in_place(side::reference);
+    prepare_first_set_outputs(layout, buffers);
+    if (layout.has_device_reference()) buffers.launch(side::reference);
+    buffers.launch(side::optimized);
+    devices.synchronize();
+  }
 }
 
 inline constexpr const char* gate_timed_out_note =

@@ -1,7 +1,8 @@
 // kbench/procedure/tolerance_probe.hpp: proof that a test can fail. A tolerance that accepts what a broken kernel
 // would leave (an unwritten output, an all-zero one, the reference perturbed well beyond tolerance and,
 // for an in-place buffer, the values as drawn) makes the test fail as broken. Probed on the GPU for
-// outputs compared there, on the host otherwise; the test holds the case's buffers and its comparator.
+// outputs compared there, on the host otherwise, with the comparator; the probes start from the case's
+// buffers (the reference's output, an in-place buffer as drawn).
 #pragma once
 
 #include <algorithm>
@@ -121,9 +122,10 @@ inline host_array perturbed_probe(const host_array& expected, dtype out_type, st
 
 // What a broken kernel would leave in output k that the tolerance accepts, in words: on the GPU for
 // outputs compared there.
-[[nodiscard]] inline std::vector<std::string> accepted_on_device(case_buffers& buffers, output_comparator& comparator,
+[[nodiscard]] inline std::vector<std::string> accepted_on_device(const case_layout& layout, const case_devices& devices,
+                                                                 const case_buffers& buffers, output_comparator& comparator,
                                                                  std::size_t k, std::size_t allowed) {
-  const buffer_slot& slot = buffers.output_slot(k);
+  const buffer_slot& slot = layout.output_slot(k);
   std::vector<std::string> accepted;
   double norm = 0.0;
   if (comparator.device_accepts(k, nullptr, poison_as<std::uint64_t>(slot.type))) {
@@ -133,19 +135,20 @@ inline host_array perturbed_probe(const host_array& expected, dtype out_type, st
   const device_allocation probe(slot.storage_bytes());
   buffers.copy_output(side::reference, k, probe.data());
   perturb_on_device(probe.data(), slot.type, slot.size, std::min(slot.size, allowed + 1),
-                    buffers.declaration().tolerance_of(slot), 2.0 * norm + 1.0, buffers.stream_of(slot));
+                    layout.tolerance_of_output(k), 2.0 * norm + 1.0, devices.stream_of(slot));
   if (comparator.device_accepts(k, probe.data(), 0)) accepted.push_back("the reference perturbed well beyond tolerance");
-  if (buffers.in_place(k) && comparator.device_accepts(k, buffers.start_values(k), 0)) {
+  if (layout.in_place(k) && comparator.device_accepts(k, buffers.start_values(k), 0)) {
     accepted.push_back("the buffer as drawn, i.e. a kernel that did nothing");
   }
   return accepted;
 }
 
 // The same on the host, against the expected values there.
-[[nodiscard]] inline std::vector<std::string> accepted_on_host(case_buffers& buffers, output_comparator& comparator,
-                                                               std::size_t k, std::size_t allowed) {
-  const buffer_slot& slot = buffers.output_slot(k);
-  const tolerance tol = buffers.declaration().tolerance_of(slot);
+[[nodiscard]] inline std::vector<std::string> accepted_on_host(const case_layout& layout, const case_buffers& buffers,
+                                                               output_comparator& comparator, std::size_t k,
+                                                               std::size_t allowed) {
+  const buffer_slot& slot = layout.output_slot(k);
+  const tolerance tol = layout.tolerance_of_output(k);
   const std::uint32_t word = poison_word(slot.type);
   std::vector<std::string> accepted;
   const host_array& expected_values = comparator.expected_on_host(k);
@@ -161,7 +164,7 @@ inline host_array perturbed_probe(const host_array& expected, dtype out_type, st
   if (accepts(perturbed_probe(expected_values, slot.type, slot.size, tol, allowed))) {
     accepted.push_back("the reference perturbed well beyond tolerance");
   }
-  if (buffers.in_place(k) && accepts(read_values(buffers.start_values(k), slot))) {
+  if (layout.in_place(k) && accepts(read_values(buffers.start_values(k), slot))) {
     accepted.push_back("the buffer as drawn, i.e. a kernel that did nothing");
   }
   return accepted;
@@ -170,16 +173,17 @@ inline host_array perturbed_probe(const host_array& expected, dtype out_type, st
 // A test that cannot fail is an error: the tolerance must reject what a broken kernel would leave: an
 // unwritten output, an all-zero one, the reference perturbed beyond tolerance and, for an in-place
 // buffer, the values as drawn.
-[[nodiscard]] inline std::vector<finding> check_tolerance_can_fail(case_buffers& buffers, output_comparator& comparator) {
+[[nodiscard]] inline std::vector<finding> check_tolerance_can_fail(const case_layout& layout, const case_devices& devices,
+                                                                  const case_buffers& buffers, output_comparator& comparator) {
   std::vector<finding> problems;
-  for (std::size_t k = 0; k < buffers.output_count(); ++k) {
-    const buffer_slot& slot = buffers.output_slot(k);
-    const tolerance tol = buffers.declaration().tolerance_of(slot);
+  for (std::size_t k = 0; k < layout.output_count(); ++k) {
+    const buffer_slot& slot = layout.output_slot(k);
+    const tolerance tol = layout.tolerance_of_output(k);
     const std::size_t allowed = static_cast<std::size_t>(std::floor(tol.max_mismatch_fraction * static_cast<double>(slot.size)));
-    const current_device here = buffers.on(slot);
+    const current_device here = devices.on(slot);
     const std::vector<std::string> accepted = comparator.compared_on_device(k)
-                                                  ? accepted_on_device(buffers, comparator, k, allowed)
-                                                  : accepted_on_host(buffers, comparator, k, allowed);
+                                                  ? accepted_on_device(layout, devices, buffers, comparator, k, allowed)
+                                                  : accepted_on_host(layout, buffers, comparator, k, allowed);
     for (const std::string& a : accepted) {
       problems.push_back({finding_kind::broken_test,
                           fmt::format("broken test: tolerance '{}' of output '{}' accepts {}; this test cannot fail",

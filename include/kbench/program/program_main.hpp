@@ -82,13 +82,13 @@ inline std::string json_line(const nlohmann::ordered_json& j) {
 
 std::string case_json_line(const case_record& record) { return json_line(case_json(record)); }
 
-int finish(program_run& whole_run, const char* program, const run_options& options, int framework_status) {
-  const run_record& run = whole_run.results;
+int finish(program_run& run, const char* program, const run_options& options, int framework_status) {
+  const run_record& results = run.results;
   reporter_list reporters;  // one run, for every writer, in the order they write
   if (!options.json_path.empty()) reporters.add<json_file_reporter>(options.json_path, program);
-  reporters.add<progress_end>(whole_run.progress);
-  const baseline_reporter* compared = add_table_reporters(reporters, run.mode, options);
-  reporters.run_ended(run);
+  reporters.add<progress_end>(run.progress);
+  const baseline_reporter* compared = add_table_reporters(reporters, results.mode, options);
+  reporters.run_ended(results);
   if (compared != nullptr && compared->regressed()) {
     fmt::print("kbench: a regression against the baseline (above): a case slower beyond {:.3g}%, failing now, or "
                "whose reference moved (--intended-change if the test changed on purpose)\n",
@@ -97,15 +97,15 @@ int finish(program_run& whole_run, const char* program, const run_options& optio
   }
   int failed = 0, skipped = 0, filtered = 0;
   std::string reason;
-  for (const case_record& c : run.cases) {
+  for (const case_record& c : results.cases) {
     failed += c.verdict == case_verdict::fail || c.verdict == case_verdict::error;
     filtered += c.verdict == case_verdict::filtered;
     if (c.verdict == case_verdict::skipped) ++skipped, reason = c.message;
   }
   if (failed > 0 || framework_status != 0) return 1;
   const char* what = options.mode == run_mode::perf ? "benchmark(s)" : "test(s)";
-  if (!run.cases.empty() && filtered == static_cast<int>(run.cases.size())) {
-    fmt::print("kbench: nothing ran: the filters leave out all {} {} ({})\n", filtered, what, run.cases.back().message);
+  if (!results.cases.empty() && filtered == static_cast<int>(results.cases.size())) {
+    fmt::print("kbench: nothing ran: the filters leave out all {} {} ({})\n", filtered, what, results.cases.back().message);
     return exit_skipped;
   }
   if (skipped > 0) {
@@ -223,8 +223,8 @@ inline void check_registry() {
 }
 
 // The program, told whether it runs as a supervised child: a parent (not supervised) of a mode that runs
-// cases starts the child and ends as supervisor.hpp judges it. `whole_run` gets the run's results.
-inline int run_program(program_run& whole_run, int argc, char** argv, bool supervised) {
+// cases starts the child and ends as supervisor.hpp judges it. `run` gets the run's results.
+inline int run_program(program_run& run, int argc, char** argv, bool supervised) {
   try {
     run_options options = parse_options(argc, argv);
     if (options.help) {
@@ -233,36 +233,36 @@ inline int run_program(program_run& whole_run, int argc, char** argv, bool super
       if (options.mode == run_mode::list) return 0;
       std::printf("\n%s options:\n", options.mode == run_mode::perf ? "Google Benchmark" : "Catch2");
       std::fflush(stdout);
-      return options.mode == run_mode::perf ? run_perf(whole_run, argv[0], options)
-                                            : run_correctness(whole_run, argv[0], options);
+      return options.mode == run_mode::perf ? run_perf(run, argv[0], options)
+                                            : run_correctness(run, argv[0], options);
     }
     check_registry();
-    check_run_shapes(whole_run, options);
+    check_run_shapes(run, options);
     if (!options.baseline_path.empty()) (void)load_results(options.baseline_path);  // a bad file fails now, not after the run
     const bool runs_cases = options.mode != run_mode::list && options.mode != run_mode::resources;
     if (!supervised && can_supervise && runs_cases) {
       const std::string json_file = options.json_path.empty() ? "" : json_document_path(options.json_path, options.mode, argv[0]);
       // A run that one process could not finish: its tables and baseline comparison come from every
       // process's records (its exit status already fails).
-      return supervise(argv, json_file, options.mode, [&options](const run_record& run) {
-        (void)write_tables_and_compare(options.mode, run, options);
+      return supervise(argv, json_file, options.mode, [&options](const run_record& records) {
+        (void)write_tables_and_compare(options.mode, records, options);
       });
     }
-    run_record& run = whole_run.results;
-    run.kbench_version = version;
-    run.compiler = gpu_compiler();
-    run.optimized_build = gpu_code_optimized();
-    run.warmup = options.warmup;
-    run.warmup_time = options.warmup_time;
-    run.iterations = options.iterations;
-    run.mode = options.mode;
-    run.quick = options.quick;
+    run_record& results = run.results;
+    results.kbench_version = version;
+    results.compiler = gpu_compiler();
+    results.optimized_build = gpu_code_optimized();
+    results.warmup = options.warmup;
+    results.warmup_time = options.warmup_time;
+    results.iterations = options.iterations;
+    results.mode = options.mode;
+    results.quick = options.quick;
     switch (options.mode) {
-      case run_mode::correctness: return run_correctness(whole_run, argv[0], options);
-      case run_mode::perf: return run_perf(whole_run, argv[0], options);
-      case run_mode::census: return run_census(whole_run, argv[0], options);
-      case run_mode::list: return run_list(whole_run, options);
-      case run_mode::resources: return run_resources(whole_run, argv[0], options);
+      case run_mode::correctness: return run_correctness(run, argv[0], options);
+      case run_mode::perf: return run_perf(run, argv[0], options);
+      case run_mode::census: return run_census(run, argv[0], options);
+      case run_mode::list: return run_list(run, options);
+      case run_mode::resources: return run_resources(run, argv[0], options);
     }
   } catch (const usage_error& e) {
     std::fprintf(stderr, "kbench: %s\n", e.what());
