@@ -12,8 +12,9 @@
 //   output_comparator  (output_comparator.hpp) the expected values, and the comparison on host or device
 //   host_computation   (host_computation.hpp) a host function (host reference, oracle) on an input set
 //   device_loads, device_flushes (case_device_tools.hpp) the reruns' load, the other GPUs' cache flushes
-// Only this class writes its buffers or copies from them, through the verbs below. Their addresses leave
-// it for two uses only: binding a launch (case_launcher) and reads by the comparison engines.
+// Only this class writes its buffers, through the verbs below. Their addresses leave it for reads only
+// (the comparison engines, a host function's inputs, the misaligned runs' copies of input set 0), and for
+// binding a launch (case_launcher).
 //
 // Every per-buffer operation runs on the buffer's own device, on that device's stream, then joins device
 // 0's stream (case_devices.hpp), so that work queued there later comes after it.
