@@ -223,10 +223,7 @@ class case_buffers {
     for (const output_buffer& out : outputs_) {
       const current_device here = devices_.on(*out.slot);
       const std::string stray = out.memory(target).check_guards();
-      if (!stray.empty()) {
-        found.push_back({finding_kind::stray_write, fmt::format("{}the {} kernel wrote outside output '{}': {}", context,
-                                                                name_of(target), out.slot->name, stray)});
-      }
+      if (!stray.empty()) found.push_back(stray_write(context, target, "output", out.slot->name, stray));
     }
     return found;
   }

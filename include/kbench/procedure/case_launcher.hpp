@@ -27,10 +27,8 @@ enum class side { reference, optimized };
 
 class case_launcher {
  public:
-  case_launcher(const case_layout& layout, case_devices& devices) : case_(layout.declaration()), devices_(devices) {
-    for (std::size_t k = 0; k < layout.input_count(); ++k) inputs_.push_back(&layout.input_handle(k));
-    for (std::size_t k = 0; k < layout.output_count(); ++k) outputs_.push_back(&layout.output_handle(k));
-    for (std::size_t k = 0; k < layout.scratch_count(); ++k) scratch_.push_back(&layout.scratch_handle(k));
+  case_launcher(const case_layout& layout, case_devices& devices)
+      : layout_(layout), case_(layout.declaration()), devices_(devices) {
     for (int d = 0; d < devices_.count(); ++d) {  // before any launch of the case (some drivers set some aside)
       const current_device here = devices_.on(d);
       set_aside_at_open_.push_back(persisting_l2_set_aside());
@@ -45,10 +43,12 @@ class case_launcher {
   // after.
   template <class InputAt, class OutputAt>
   void launch_on(side target, InputAt&& input_at, OutputAt&& output_at) {
-    for (std::size_t k = 0; k < inputs_.size(); ++k) inputs_[k]->device = input_at(k);
-    for (std::size_t k = 0; k < outputs_.size(); ++k) outputs_[k]->device = output_at(k);
+    for (std::size_t k = 0; k < layout_.input_count(); ++k) layout_.input_handle(k).device = input_at(k);
+    for (std::size_t k = 0; k < layout_.output_count(); ++k) layout_.output_handle(k).device = output_at(k);
     const std::vector<void*>& scratch = scratch_at_[target == side::optimized ? 1 : 0];
-    for (std::size_t k = 0; k < scratch_.size(); ++k) scratch_[k]->device = k < scratch.size() ? scratch[k] : nullptr;
+    for (std::size_t k = 0; k < layout_.scratch_count(); ++k) {
+      layout_.scratch_handle(k).device = k < scratch.size() ? scratch[k] : nullptr;
+    }
     run_bound(target);
   }
   // Where each scratch buffer of `target` is (declaration order among the scratch buffers), for every
@@ -70,8 +70,8 @@ class case_launcher {
   template <class Compute>
   void with_host_values(const std::vector<const double*>& in_values, std::vector<std::vector<double>>& out_values,
                         Compute&& compute) {
-    for (std::size_t k = 0; k < inputs_.size(); ++k) inputs_[k]->host = const_cast<double*>(in_values[k]);
-    for (std::size_t k = 0; k < outputs_.size(); ++k) outputs_[k]->host = out_values[k].data();
+    for (std::size_t k = 0; k < layout_.input_count(); ++k) layout_.input_handle(k).host = const_cast<double*>(in_values[k]);
+    for (std::size_t k = 0; k < layout_.output_count(); ++k) layout_.output_handle(k).host = out_values[k].data();
     try {
       compute();
     } catch (...) {
@@ -122,9 +122,9 @@ class case_launcher {
     }
   }
 
+  const case_layout& layout_;  // the handles, by position
   const declared_case& case_;
   case_devices& devices_;
-  std::vector<buffer_slot*> inputs_, outputs_, scratch_;  // the handles, in declaration order
   std::vector<void*> scratch_at_[2];                       // place_scratch: reference, optimized
   std::size_t window_bytes_[2] = {0, 0};        // access_window_bytes: reference, optimized
   std::vector<std::size_t> set_aside_at_open_;  // persisting L2 of each device before the case's launches

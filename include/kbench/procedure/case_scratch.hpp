@@ -18,6 +18,14 @@
 namespace kbench {
 namespace detail {
 
+// What a guard of `target`'s memory reported, as a finding: "<context>the optimized kernel wrote outside
+// <what> '<name>': <stray>" (outputs, scratch, the timed copies).
+[[nodiscard]] inline finding stray_write(const std::string& context, side target, const char* what,
+                                         const std::string& name, const std::string& stray) {
+  return {finding_kind::stray_write,
+          fmt::format("{}the {} kernel wrote outside {} '{}': {}", context, name_of(target), what, name, stray)};
+}
+
 class case_scratch {
  public:
   // Every scratch buffer the case declares, sized (a library's query runs here, on the case's device,
@@ -55,10 +63,7 @@ class case_scratch {
     for (const buffer& b : buffers_) {
       const current_device here = devices_.on(*b.slot);
       const std::string stray = b.memory(target).check_guards();
-      if (!stray.empty()) {
-        found.push_back({finding_kind::stray_write, fmt::format("{}the {} kernel wrote outside scratch '{}': {}", context,
-                                                                name_of(target), b.slot->name, stray)});
-      }
+      if (!stray.empty()) found.push_back(stray_write(context, target, "scratch", b.slot->name, stray));
     }
     return found;
   }

@@ -223,11 +223,10 @@ class timed_input_sets {
       const buffer_slot& slot = layout_.output_slot(k);
       const current_device here = devices_.on(slot);
       const std::string stray = outputs_[k].working(target).check_guards();
-      if (!stray.empty()) {
-        found.push_back({finding_kind::stray_write,
-                         fmt::format("{}the {} kernel wrote outside the timed copies of {} '{}': {}", context,
-                                     name_of(target), layout_.in_place(k) ? "in-place buffer" : "output", slot.name, stray)});
-      }
+      if (stray.empty()) continue;
+      found.push_back(stray_write(context, target,
+                                  layout_.in_place(k) ? "the timed copies of in-place buffer" : "the timed copies of output",
+                                  slot.name, stray));
     }
     return found;
   }
