@@ -76,69 +76,24 @@ struct declared_case {
   buffer_slot& add_absent(std::string buffer_name, buffer_role role, dtype type);
 
   [[nodiscard]] int device_count() const { return devices == 0 ? 1 : devices; }
-  // The elements of all its buffers: what decides whether it is small (decisions/nearby_shapes.hpp).
-  [[nodiscard]] double elements() const {
-    double total = 0.0;
-    for (const auto& b : buffers) total += static_cast<double>(b->size);
-    return total;
-  }
   [[nodiscard]] bool has_device_reference() const { return device_reference || device_reference_on_each; }
 
+  // The bodies below are kernel_case_impl.hpp's, compiled once per program: only the procedure calls them,
+  // and a test file that sees them would compile their containers again.
+  // The elements of all its buffers: what decides whether it is small (decisions/nearby_shapes.hpp).
+  [[nodiscard]] double elements() const;
   // Runs the reference (device) or the optimized launch on `streams`, with device 0 current; a launch of
   // one stream gets device 0's.
-  void run_launch(bool optimized_side, const device_streams& streams) const {
-    const launch_function& single = optimized_side ? optimized : device_reference;
-    const device_launch_function& each = optimized_side ? optimized_on_each : device_reference_on_each;
-    if (each) {
-      each(streams);
-    } else {
-      single(streams[0]);
-    }
-  }
-
+  void run_launch(bool optimized_side, const device_streams& streams) const;
   // An output's tolerance: its own, else the case's, else its dtype's default.
-  [[nodiscard]] kbench::tolerance tolerance_of(const buffer_slot& out) const {
-    if (out.tol) return *out.tol;
-    if (case_tolerance) return *case_tolerance;
-    return default_tolerance(out.type);
-  }
-
+  [[nodiscard]] kbench::tolerance tolerance_of(const buffer_slot& out) const;
   // The buffers as plain data (what `<program> list` prints and --max-elements counts).
-  [[nodiscard]] std::vector<declared_buffer> declared_buffers() const {
-    std::vector<declared_buffer> out;
-    for (const auto& b : buffers) {
-      out.push_back({b->name, b->role, b->type, b->extents, b->size, b->padded() ? b->pitch : 0, b->device_index,
-                     bool(b->bytes_query)});
-    }
-    return out;
-  }
-
+  [[nodiscard]] std::vector<declared_buffer> declared_buffers() const;
   // The dimensions and parameters of the shape that the case function never asked for (a shape given at run
   // time must have none: a typo would otherwise run the case at some other size).
-  [[nodiscard]] std::vector<std::string> unasked_dimensions() const {
-    std::vector<std::string> names, unasked;
-    for (const auto& d : shape.dims()) names.push_back(d.first);
-    for (const auto& p : shape.parameters()) names.push_back(p.first);
-    for (const std::string& name : names) {
-      bool was_asked = false;
-      for (const std::string& a : asked) was_asked = was_asked || a == name;
-      if (!was_asked) unasked.push_back(name);
-    }
-    return unasked;
-  }
-
+  [[nodiscard]] std::vector<std::string> unasked_dimensions() const;
   // Throws usage_error unless the declaration is complete: outputs, one reference, an optimized launch.
-  void validate() const {
-    bool has_output = false;
-    for (const auto& b : buffers) has_output = has_output || compared(b->role);
-    if (!has_output) fail("declares no output: there is nothing to check");
-    if (!has_device_reference() && !host_reference) fail("declares no reference: call reference() or host_reference()");
-    if (has_device_reference() && host_reference) fail("declares both a device and a host reference: keep one");
-    if (!optimized && !optimized_on_each) fail("declares no optimized launch: call optimized()");
-    if (oracle && host_reference) {
-      fail("declares an oracle and a host reference: the host reference computes in double already; keep one");
-    }
-  }
+  void validate() const;
 };
 
 // What a case declared, for the runner (kernel_case.hpp defines it).

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "kernel_case.hpp"
 
@@ -90,6 +91,61 @@ buffer_slot& declared_case::add_absent(std::string buffer_name, buffer_role role
   slot->absent = true;
   absent.push_back(std::move(slot));
   return *absent.back();
+}
+
+double declared_case::elements() const {
+  double total = 0.0;
+  for (const auto& b : buffers) total += static_cast<double>(b->size);
+  return total;
+}
+
+void declared_case::run_launch(bool optimized_side, const device_streams& streams) const {
+  const launch_function& single = optimized_side ? optimized : device_reference;
+  const device_launch_function& each = optimized_side ? optimized_on_each : device_reference_on_each;
+  if (each) {
+    each(streams);
+  } else {
+    single(streams[0]);
+  }
+}
+
+kbench::tolerance declared_case::tolerance_of(const buffer_slot& out) const {
+  if (out.tol) return *out.tol;
+  if (case_tolerance) return *case_tolerance;
+  return default_tolerance(out.type);
+}
+
+std::vector<declared_buffer> declared_case::declared_buffers() const {
+  std::vector<declared_buffer> out;
+  for (const auto& b : buffers) {
+    out.push_back({b->name, b->role, b->type, b->extents, b->size, b->padded() ? b->pitch : 0, b->device_index,
+                   bool(b->bytes_query)});
+  }
+  return out;
+}
+
+std::vector<std::string> declared_case::unasked_dimensions() const {
+  std::vector<std::string> names, unasked;
+  for (const auto& d : shape.dims()) names.push_back(d.first);
+  for (const auto& p : shape.parameters()) names.push_back(p.first);
+  for (const std::string& name : names) {
+    bool was_asked = false;
+    for (const std::string& a : asked) was_asked = was_asked || a == name;
+    if (!was_asked) unasked.push_back(name);
+  }
+  return unasked;
+}
+
+void declared_case::validate() const {
+  bool has_output = false;
+  for (const auto& b : buffers) has_output = has_output || compared(b->role);
+  if (!has_output) fail("declares no output: there is nothing to check");
+  if (!has_device_reference() && !host_reference) fail("declares no reference: call reference() or host_reference()");
+  if (has_device_reference() && host_reference) fail("declares both a device and a host reference: keep one");
+  if (!optimized && !optimized_on_each) fail("declares no optimized launch: call optimized()");
+  if (oracle && host_reference) {
+    fail("declares an oracle and a host reference: the host reference computes in double already; keep one");
+  }
 }
 
 }  // namespace detail

@@ -64,25 +64,8 @@ class case_registration {
   [[nodiscard]] const char* file() const { return file_; }
   [[nodiscard]] int line() const { return line_; }
   // Every registered shape, then every combination of the axes; a case registered without either runs
-  // once with an empty shape.
-  [[nodiscard]] std::vector<kbench::shape> shapes() const {
-    std::vector<kbench::shape> all = shapes_;
-    if (!axes_.empty()) {
-      std::vector<std::vector<kbench::shape::dimension>> combinations{{}};
-      for (const auto& [dimension, values] : axes_) {
-        std::vector<std::vector<kbench::shape::dimension>> longer;
-        for (const auto& c : combinations) {
-          for (const std::int64_t v : values) {
-            longer.push_back(c);
-            longer.back().emplace_back(dimension, v);
-          }
-        }
-        combinations = std::move(longer);
-      }
-      for (auto& c : combinations) all.emplace_back(std::move(c));
-    }
-    return all.empty() ? std::vector<kbench::shape>{kbench::shape{}} : all;
-  }
+  // once with an empty shape (registry_impl.hpp).
+  [[nodiscard]] std::vector<kbench::shape> shapes() const;
 
  private:
   std::string name_;

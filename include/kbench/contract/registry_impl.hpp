@@ -57,6 +57,25 @@ case_registration& case_registration::name(std::string plain) {
   return *this;
 }
 
+std::vector<kbench::shape> case_registration::shapes() const {
+  std::vector<kbench::shape> all = shapes_;
+  if (!axes_.empty()) {
+    std::vector<std::vector<kbench::shape::dimension>> combinations{{}};
+    for (const auto& [dimension, values] : axes_) {
+      std::vector<std::vector<kbench::shape::dimension>> longer;
+      for (const auto& c : combinations) {
+        for (const std::int64_t v : values) {
+          longer.push_back(c);
+          longer.back().emplace_back(dimension, v);
+        }
+      }
+      combinations = std::move(longer);
+    }
+    for (auto& c : combinations) all.emplace_back(std::move(c));
+  }
+  return all.empty() ? std::vector<kbench::shape>{kbench::shape{}} : all;
+}
+
 case_registration& register_case(std::string name, case_function function, const char* file, int line) {
   return registered_cases().emplace_back(std::move(name), function, file, line);
 }
