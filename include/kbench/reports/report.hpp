@@ -316,6 +316,10 @@ inline std::string format_stages(const stage_times& stages) {
     out += "warning: this program was built without optimization (no CMAKE_BUILD_TYPE, or Debug): its timings do "
            "not show what the kernels do in a release build; configure with -DCMAKE_BUILD_TYPE=Release\n";
   }
+  if (run.quick) {
+    out += "first checks: --quick, without the extended checks (the inputs at the edges, most misalignments): a "
+           "correctness run of this program makes them\n";
+  }
   out += fmt::format("once per program: opening the device took {}, measuring the copy bandwidth, timer floor and "
                      "arithmetic peaks {}\n",
                      format_duration(g.open_seconds), format_duration(run.ceilings_seconds));
