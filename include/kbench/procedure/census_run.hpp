@@ -141,7 +141,12 @@ class owned_graph {
 class node_replay {
  public:
   static node_replay of_kernel(const hipKernelNodeParams& params) {
-    if (params.kernelParams == nullptr || !launchable_by_pointer(params.func)) {
+    // A function this runtime does not know (a module's on AMD; on NVIDIA a kernel of a shared library
+    // registered with the library's own CUDA runtime) is replayed as the graph holds it.
+    hipFuncAttributes known{};
+    const bool by_pointer = launchable_by_pointer(params.func) && hipFuncGetAttributes(&known, params.func) == hipSuccess;
+    (void)hipGetLastError();
+    if (params.kernelParams == nullptr || !by_pointer) {
       return alone_in_graph([&](hipGraphNode_t* node, hipGraph_t graph) {
         return hipGraphAddKernelNode(node, graph, nullptr, 0, &params);
       });
