@@ -24,6 +24,9 @@
 #           (kbench/procedure.hpp) links the copy compiled once per project.
 #           kbench_gpu_sources(<files>), kbench_host_sources(<files>): GPU code of the platform, and plain
 #           C++ (hipcc compiles .cpp files as HIP unless told otherwise).
+#           kbench_add_code_object(<target> SOURCE <file> [INCLUDE_DIRECTORIES ..] [OPTIONS ..]): one kernel
+#           source compiled apart into a code object file for the build's architectures, for
+#           kbench/contract/code_object.hpp; its path in <target>'s property KBENCH_CODE_OBJECT.
 
 include_guard(GLOBAL)
 cmake_minimum_required(VERSION 3.24)
@@ -58,7 +61,7 @@ if(NOT TARGET kbench_host)
   add_library(kbench_host INTERFACE)
   add_library(kbench::host ALIAS kbench_host)
   target_include_directories(kbench_host INTERFACE "${KBENCH_INCLUDE_DIR}")
-  target_link_libraries(kbench_host INTERFACE fmt::fmt CLI11::CLI11 nlohmann_json::nlohmann_json Threads::Threads)
+  target_link_libraries(kbench_host INTERFACE fmt::fmt CLI11::CLI11 nlohmann_json::nlohmann_json Threads::Threads ${CMAKE_DL_LIBS})
   target_compile_features(kbench_host INTERFACE cxx_std_17)
 endif()
 
@@ -234,6 +237,71 @@ function(kbench_host_sources)
   if(KBENCH_GPU_LANGUAGE STREQUAL "CXX")
     set_source_files_properties(${ARGN} PROPERTIES COMPILE_OPTIONS "-x;c++")
   endif()
+endfunction()
+
+# A code object file of one kernel source, for the build's architectures, loaded at run time by
+# kbench::code_object (kbench/contract/code_object.hpp): on AMD an offload bundle of a code object for each of
+# GPU_TARGETS (hipcc --genco, or the HIP compiler's device-only bundle), on NVIDIA a fat binary for
+# CMAKE_CUDA_ARCHITECTURES (nvcc -fatbin), with the definitions and include folders of the platform's other
+# GPU code. A custom target <target> builds it (in the build folder, <target>.co or <target>.fatbin); its
+# property KBENCH_CODE_OBJECT is the file's path ($<TARGET_PROPERTY:<target>,KBENCH_CODE_OBJECT>).
+function(kbench_add_code_object target)
+  cmake_parse_arguments(ARG "" "SOURCE" "INCLUDE_DIRECTORIES;OPTIONS" ${ARGN})
+  if(NOT ARG_SOURCE OR KBENCH_GPU_PLATFORM STREQUAL "none")
+    message(FATAL_ERROR "kbench_add_code_object(${target}): give SOURCE, on the amd or nvidia platform")
+  endif()
+  get_filename_component(_source "${ARG_SOURCE}" ABSOLUTE)
+  set(_flags -O3 "-I${KBENCH_INCLUDE_DIR}")
+  foreach(_dir IN LISTS ARG_INCLUDE_DIRECTORIES)
+    list(APPEND _flags "-I${_dir}")
+  endforeach()
+  if(KBENCH_GPU_PLATFORM STREQUAL "amd")
+    set(_output "${CMAKE_CURRENT_BINARY_DIR}/${target}.co")
+    set(_compiler "${CMAKE_CXX_COMPILER}")
+    if(CMAKE_HIP_COMPILER)
+      set(_compiler "${CMAKE_HIP_COMPILER}")
+    endif()
+    if(NOT KBENCH_HIPRAND_INCLUDE_DIR STREQUAL "/usr/include")
+      list(APPEND _flags "-I${KBENCH_HIPRAND_INCLUDE_DIR}")
+    endif()
+    foreach(_arch IN LISTS GPU_TARGETS)
+      list(APPEND _flags "--offload-arch=${_arch}")
+    endforeach()
+    if(_compiler MATCHES "hipcc[^/]*$")
+      list(APPEND _flags --genco)
+    else()
+      list(APPEND _flags -x hip --offload-device-only --gpu-bundle-output -c)
+    endif()
+  else()
+    set(_output "${CMAKE_CURRENT_BINARY_DIR}/${target}.fatbin")
+    set(_compiler "${CMAKE_CUDA_COMPILER}")
+    list(APPEND _flags -fatbin -x cu -std=c++17 -D__HIP_PLATFORM_NVIDIA__ --expt-relaxed-constexpr
+         -include "${KBENCH_INCLUDE_DIR}/kbench/contract/cuda_compat.hpp")
+    if(CMAKE_CUDA_HOST_COMPILER)
+      list(APPEND _flags -ccbin "${CMAKE_CUDA_HOST_COMPILER}")
+    endif()
+    foreach(_dir IN ITEMS "${KBENCH_HIP_INCLUDE_DIR}" "${KBENCH_HIPRAND_INCLUDE_DIR}")
+      if(NOT _dir STREQUAL "/usr/include")
+        list(APPEND _flags "-isystem" "${_dir}")
+      endif()
+    endforeach()
+    foreach(_arch IN LISTS CMAKE_CUDA_ARCHITECTURES)
+      if(_arch MATCHES "^([0-9]+[a-z]?)-real$")
+        list(APPEND _flags "-gencode=arch=compute_${CMAKE_MATCH_1},code=sm_${CMAKE_MATCH_1}")
+      elseif(_arch MATCHES "^([0-9]+[a-z]?)-virtual$")
+        list(APPEND _flags "-gencode=arch=compute_${CMAKE_MATCH_1},code=compute_${CMAKE_MATCH_1}")
+      elseif(_arch MATCHES "^([0-9]+[a-z]?)$")
+        list(APPEND _flags "-gencode=arch=compute_${_arch},code=[sm_${_arch},compute_${_arch}]")
+      else()
+        list(APPEND _flags "-arch=${_arch}")  # native, all, all-major
+      endif()
+    endforeach()
+  endif()
+  add_custom_command(OUTPUT "${_output}" COMMAND "${_compiler}" ${_flags} ${ARG_OPTIONS} -o "${_output}" "${_source}"
+                     DEPENDS "${_source}" VERBATIM
+                     COMMENT "kbench: code object ${target} from ${ARG_SOURCE}")
+  add_custom_target(${target} DEPENDS "${_output}")
+  set_target_properties(${target} PROPERTIES KBENCH_CODE_OBJECT "${_output}")
 endfunction()
 
 # Writes a generated source whose first line says what it is (<role>), only when its text changes (so that a

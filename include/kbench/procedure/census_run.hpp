@@ -11,6 +11,7 @@
 //                 event pair's own cost, as the timing's latency: each kernel alone (launched as the side
 //                 launched it), each kernel in its place (the side's earlier nodes replayed first, untimed),
 //                 the copies together (a graph of them), and the whole side (its own launch)
+// Kernels loaded from code objects (contract/code_object.hpp) are listed as the others, by their names.
 #pragma once
 
 #include <algorithm>
@@ -23,6 +24,7 @@
 
 #include <fmt/format.h>
 
+#include "../contract/code_object.hpp"
 #include "../detail/demangle.hpp"
 #include "../engines/measure.hpp"
 #include "../engines/profiler_range.hpp"
@@ -139,7 +141,12 @@ class owned_graph {
 class node_replay {
  public:
   static node_replay of_kernel(const hipKernelNodeParams& params) {
-    if (params.kernelParams == nullptr) {
+    // A function this runtime does not know (a module's on AMD; on NVIDIA a kernel of a shared library
+    // registered with the library's own CUDA runtime) is replayed as the graph holds it.
+    hipFuncAttributes known{};
+    const bool by_pointer = launchable_by_pointer(params.func) && hipFuncGetAttributes(&known, params.func) == hipSuccess;
+    (void)hipGetLastError();
+    if (params.kernelParams == nullptr || !by_pointer) {
       return alone_in_graph([&](hipGraphNode_t* node, hipGraph_t graph) {
         return hipGraphAddKernelNode(node, graph, nullptr, 0, &params);
       });
@@ -191,13 +198,15 @@ class node_replay {
 // The runtime's attributes and occupancy of the kernel of `params`.
 inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params, const hipDeviceProp_t& prop,
                             hipStream_t stream) {
-  k.symbol = kernel_symbol(params.func, stream);
+  const std::string* loaded = loaded_modules::instance().name_of(params.func);
+  k.symbol = launchable_by_pointer(params.func) ? kernel_symbol(params.func, stream) : std::string();
+  if (k.symbol.empty() && loaded) k.symbol = *loaded;
   k.name = demangled(k.symbol);
   k.grid[0] = params.gridDim.x, k.grid[1] = params.gridDim.y, k.grid[2] = params.gridDim.z;
   k.block[0] = params.blockDim.x, k.block[1] = params.blockDim.y, k.block[2] = params.blockDim.z;
   k.dynamic_shared_bytes = params.sharedMemBytes;
   hipFuncAttributes attributes{};
-  if (hipFuncGetAttributes(&attributes, params.func) == hipSuccess) {
+  if (function_attributes(attributes, params.func) == hipSuccess) {
     k.registers = attributes.numRegs;
     k.static_shared_bytes = static_cast<long long>(attributes.sharedSizeBytes);
     k.local_bytes = static_cast<long long>(attributes.localSizeBytes);
@@ -206,7 +215,7 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
   (void)hipGetLastError();
   int blocks = 0;
   const auto threads = static_cast<int>(k.threads_per_block());
-  if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, params.func, threads, params.sharedMemBytes) == hipSuccess) {
+  if (blocks_per_unit(blocks, params.func, threads, params.sharedMemBytes) == hipSuccess) {
     const int wave = std::max(prop.warpSize, 1);
     const int waves_per_block = (threads + wave - 1) / wave;
     const int most = std::max(prop.maxThreadsPerMultiProcessor / wave, 1);
