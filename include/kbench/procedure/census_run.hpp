@@ -270,9 +270,17 @@ inline void list_nodes(const owned_graph& graph, hipStream_t stream, census_side
     KBENCH_HIP_CHECK(hipGraphNodeGetType(node, &type));
     if (type == hipGraphNodeTypeKernel) {
       hipKernelNodeParams params{};
-      KBENCH_HIP_CHECK(hipGraphKernelNodeGetParams(node, &params));
-      describe_kernel(out.kernels.emplace_back(), params, prop, stream);
       listed.kernel_at.push_back(listed.replays.size());
+      if (hipGraphKernelNodeGetParams(node, &params) != hipSuccess) {
+        // On NVIDIA the runtime cannot read back a kernel it did not register (one loaded from a code object
+        // through the CUDA library API, or one of a shared library with a runtime of its own): counted, not
+        // described or timed.
+        (void)hipGetLastError();
+        out.kernels.emplace_back().name = "(a kernel the runtime cannot describe: from a code object or a library)";
+        listed.replays.push_back(node_replay::none());
+        continue;
+      }
+      describe_kernel(out.kernels.emplace_back(), params, prop, stream);
       listed.replays.push_back(node_replay::of_kernel(params));
     } else if (type == hipGraphNodeTypeMemcpy) {
       ++out.copies;
