@@ -214,6 +214,11 @@ def self_test(schema_path, valid_path):
                lambda d: d["cases"][timed]["timing"]["findings"].append({"kind": "note"}))
         expect(True, f"{t}.optimized.median deleted",
                lambda d: d["cases"][timed]["timing"]["optimized"].pop("median"))
+        if isinstance(document["cases"][timed]["timing"].get("time_saved"), dict):
+            expect(True, f"{t}.time_saved.per_call without its interval",
+                   lambda d: d["cases"][timed]["timing"]["time_saved"]["per_call"].pop("low"))
+            expect(True, f"{t}.time_saved.per_layer set to a bare number",
+                   lambda d: d["cases"][timed]["timing"]["time_saved"].__setitem__("per_layer", 1e-3))
         if isinstance(document["cases"][timed]["timing"].get("clocks"), dict):
             expect(True, f"{t}.clocks.throttled_kept set to \"no\"",
                    lambda d: d["cases"][timed]["timing"]["clocks"].__setitem__("throttled_kept", "no"))
@@ -250,6 +255,18 @@ def self_test(schema_path, valid_path):
                lambda d: d["cases"][timed]["timing"].__setitem__("speedup", "-inf"))
         expect(False, f"cases[{timed}].timing.stage_seconds given a stage \"census\"",
                lambda d: d["cases"][timed]["timing"]["stage_seconds"].__setitem__("census", 0.01))
+        # The time saved: null with a host reference, absent (with the calls) in documents of an older kbench,
+        # per token given where the case declares its calls, and an interval unknown ("nan").
+        expect(False, f"cases[{timed}].timing.time_saved set to null",
+               lambda d: d["cases"][timed]["timing"].__setitem__("time_saved", None))
+        expect(False, f"cases[{timed}].timing.time_saved and the work's calls deleted",
+               lambda d: [d["cases"][timed]["timing"].pop("time_saved", None),
+                          d["cases"][timed]["timing"]["work"].pop("calls_per_layer", None),
+                          d["cases"][timed]["timing"]["work"].pop("calls_per_token", None)])
+        if isinstance(document["cases"][timed]["timing"].get("time_saved"), dict):
+            expect(False, f"cases[{timed}].timing.time_saved.per_token given, its interval \"nan\"",
+                   lambda d: d["cases"][timed]["timing"]["time_saved"].__setitem__(
+                       "per_token", {"seconds": 2e-6, "low": "nan", "high": "nan"}))
 
     if failures:
         print(f"self-test FAILED: {failures} check(s) not as expected")

@@ -39,8 +39,9 @@ class noise {
   std::mt19937_64 rng_;
 };
 
+// `calls_per_layer`: as the case declares it (0: not declared).
 kbench::timing_result timing(double optimized_seconds, double reference_seconds, double bytes, double flops,
-                             int samples, noise& n) {
+                             int samples, noise& n, double calls_per_layer = 0.0) {
   kbench::timing_result t;
   const bool batch = optimized_seconds < 10e-6;  // what --timing auto picks
   t.mode = batch ? kbench::timing_mode::batch : kbench::timing_mode::cold;
@@ -73,12 +74,15 @@ kbench::timing_result timing(double optimized_seconds, double reference_seconds,
   if (batch) t.reference_graph_operations = t.optimized_graph_operations = 100;
   t.work.bytes = bytes;
   t.work.flops = flops;
+  t.work.calls_per_layer = calls_per_layer;
   t.throughput = kbench::throughput_of(t.work, t.optimized.median, t.reference->median, copy_bytes_per_second);
   kbench::roofline_ceilings ceilings;
   ceilings.memory_bytes_per_second = read_bytes_per_second;
   ceilings.peak = kbench::peak_for(peaks, kbench::dtype::f32);
   ceilings.memory_binds = !batch && bytes > 2 * 60e6;
   t.roofline = kbench::roofline_of(t.work, ceilings, t.optimized.median, t.reference->median);
+  t.saved = kbench::time_saved_of(t.work, t.optimized.median, t.reference->median, t.optimized_samples,
+                                  t.reference_samples);
   return t;
 }
 
@@ -132,7 +136,8 @@ kbench::run_record make_run(std::int64_t slow_cols, double slowdown) {
     const double overhead = batch ? 0.4e-6 : 2.5e-6;       // back to back, launches hide most of it
     const double optimized = (overhead + bytes / 3.3e12) * (cols == slow_cols ? slowdown : 1.0);
     add_case(run, "rmsnorm", {{"rows", rows}, {"cols", cols}},
-             timing(optimized, overhead + bytes / 2.1e12, bytes, 4.0 * rows * cols, 100 + static_cast<int>(cols % 97), n));
+             timing(optimized, overhead + bytes / 2.1e12, bytes, 4.0 * rows * cols, 100 + static_cast<int>(cols % 97), n,
+                    2.0));  // two rmsnorms per transformer layer
   }
   const double bytes = 2.0 * 2.0 * 8192 * 4096;
   add_case(run, "softmax", {{"rows", 8192}, {"cols", 4096}}, timing(2.5e-6 + bytes / 3.1e12, 2.5e-6 + bytes / 2.0e12,

@@ -136,6 +136,13 @@ TEST_CASE("cases that span devices: counts, per-device buffers and launches", "[
                     }),
                     contains("declares both a device and a host reference"));
   CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { c.link_bytes(-1); }), contains("link_bytes() must be finite"));
+  // Calls per layer or per token: a count > 0, fractions allowed (a kernel called every other layer).
+  for (const double bad : {0.0, -2.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    CHECK_THROWS_WITH(declare([=](kbench::kernel_case& c) { c.calls_per_layer(bad); }),
+                      contains("calls_per_layer() needs a finite count of calls > 0"));
+    CHECK_THROWS_WITH(declare([=](kbench::kernel_case& c) { c.calls_per_token(bad); }),
+                      contains("calls_per_token() needs a finite count of calls > 0"));
+  }
 }
 
 TEST_CASE("bad tolerances, distributions and work models", "[declaration]") {

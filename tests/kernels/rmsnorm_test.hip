@@ -14,6 +14,7 @@ static void rmsnorm(kbench::kernel_case& c) {
   c.tolerance(kbench::tol::ulp{1});  // both round the same fp32 value up to reduction order
   c.bytes_moved(2.0 * (2.0 * rows * cols + cols));
   c.flops(4.0 * rows * cols);  // in fp32: the square summed (an FMA), then times the scale and the weight
+  c.calls_per_layer(2);  // two rmsnorms per transformer layer: the report gives the time saved per layer
   // Memory-bound: no scratch, and enough waves (warps) in flight to cover the latency of memory.
   c.expect_resources("rmsnorm_v2::").spills_none().scratch_at_most(0).waves_at_least(4).warps_at_least(32);
 }

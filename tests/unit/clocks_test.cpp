@@ -142,8 +142,8 @@ TEST_CASE("the report, the JSON and the tables give each side's clock and the sp
   CHECK(clocks["speedup_in_cycles"] == Approx(3.0));
   CHECK(clocks["throttled_samples"].empty());
 
-  CHECK_THAT(kbench::to_csv(run), kbench_test::contains(",optimized_clock_hz,speedup_in_cycles\r\n"));
-  CHECK_THAT(kbench::to_csv(run), kbench_test::contains(",1755000000,3\r\n"));
+  CHECK_THAT(kbench::to_csv(run), kbench_test::contains(",optimized_clock_hz,speedup_in_cycles,"));
+  CHECK_THAT(kbench::to_csv(run), kbench_test::contains(",1755000000,3,"));
   CHECK_THAT(kbench::to_markdown(run), kbench_test::contains("| cold, 1755 MHz |"));
 }
 

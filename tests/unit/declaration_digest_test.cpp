@@ -121,6 +121,8 @@ TEST_CASE("every part of a declaration moves its digest", "[digest]") {
        }},
       {"the tokens", [](declaration_facts& f) { f.work.tokens = 1; }},
       {"the link bytes", [](declaration_facts& f) { f.work.link_bytes = 1; }},
+      {"the calls per layer", [](declaration_facts& f) { f.work.calls_per_layer = 2; }},
+      {"the calls per token", [](declaration_facts& f) { f.work.calls_per_token = 64; }},
       {"a speedup required", [](declaration_facts& f) { f.expectations.required_speedup = 1.5; }},
       {"a bandwidth required", [](declaration_facts& f) { f.expectations.required_bandwidth = 0.5; }},
       {"allow_speedup_up_to raised", [](declaration_facts& f) { f.expectations.max_plausible_speedup = 100; }},

@@ -110,6 +110,8 @@ kbench::timing_result timing(double optimized, double reference, bool host) {
   ceilings.peak = &peak;
   ceilings.memory_binds = t.mode == kbench::timing_mode::cold;
   t.roofline = kbench::roofline_of(t.work, ceilings, t.optimized.median, t.reference ? std::optional<double>(t.reference->median) : std::nullopt);
+  t.saved = kbench::time_saved_of(t.work, t.optimized.median, t.reference ? std::optional<double>(t.reference->median) : std::nullopt,
+                                  t.optimized_samples, t.reference_samples);
   t.findings = {{finding_kind::throttled, "3 samples ran below 90% of the highest clock"},
                 {finding_kind::note, "batch mode: launches back to back"}};
   return t;
@@ -236,6 +238,10 @@ kbench::run_record family_run(kbench::run_mode mode) {
   }
   if (perf) {
     rms.timing = timing(2e-5, 4e-5, false);
+    rms.timing->work.calls_per_layer = 2;  // the time saved per layer and per token too
+    rms.timing->work.calls_per_token = 0.25;
+    const kbench::timing_result& r = *rms.timing;
+    rms.timing->saved = kbench::time_saved_of(r.work, r.optimized.median, r.reference->median, r.optimized_samples, r.reference_samples);
     soft.timing = timing(5e-6, 0.0, true);
     gemv.timing = timing(1e-4, 1.5e-4, false);
     gemv.timing->speedup = inf;
@@ -287,6 +293,18 @@ TEST_CASE("typed -> JSON -> typed -> JSON gives the same JSON, in every mode", "
       CHECK(back.clock_setting->locked == false);
       CHECK(back.compute_peaks[1].type == dtype::bf16);
       CHECK(back.cases[6].census->platform == "amd");
+      // The time saved: with its interval, per layer and per token where declared, absent for a host reference.
+      REQUIRE(t.saved);
+      CHECK(t.saved->per_call.seconds == run.cases[0].timing->saved->per_call.seconds);
+      CHECK(t.saved->per_call.ci.low == run.cases[0].timing->saved->per_call.ci.low);
+      CHECK(t.saved->per_layer->ci.high == run.cases[0].timing->saved->per_layer->ci.high);
+      CHECK(t.saved->per_token->seconds == run.cases[0].timing->saved->per_token->seconds);
+      CHECK(t.work.calls_per_layer == 2);
+      CHECK(t.work.calls_per_token == 0.25);
+      CHECK_FALSE(back.cases[2].timing->saved);
+      REQUIRE(back.cases[6].timing->saved);
+      CHECK_FALSE(back.cases[6].timing->saved->per_layer);
+      CHECK_FALSE(back.cases[6].timing->saved->per_token);
     }
   }
 }
@@ -353,7 +371,8 @@ TEST_CASE("a document of an older kbench, without the keys it lacked, reads with
     for (const char* key : {"parameters", "near_shape", "declaration", "kernels_digest", "devices", "devices_shared"}) c.erase(key);
     for (json& s : c["checks"]) s.erase("edge_runs");
     if (c["timing"].is_object()) {
-      for (const char* key : {"clocks", "roofline", "samples", "speedup_interval", "launch_checks"}) c["timing"].erase(key);
+      for (const char* key : {"clocks", "roofline", "samples", "speedup_interval", "launch_checks", "time_saved"}) c["timing"].erase(key);
+      for (const char* key : {"calls_per_layer", "calls_per_token"}) c["timing"]["work"].erase(key);
     }
   }
   const kbench::run_record run = kbench::read_results(old);
@@ -373,6 +392,8 @@ TEST_CASE("a document of an older kbench, without the keys it lacked, reads with
   CHECK(t.optimized_samples.empty());
   CHECK(std::isnan(t.checks.smallest_share_caught));
   CHECK(t.optimized.median == Approx(2e-5 * 1.0055));
+  CHECK_FALSE(t.saved);  // not recomputed: a reader reads what the document holds
+  CHECK(t.work.calls_per_layer == 0);
 }
 
 TEST_CASE("what a document cannot be is a usage error naming it", "[json_read]") {

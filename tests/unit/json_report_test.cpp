@@ -82,6 +82,24 @@ TEST_CASE("a run serialises every verdict, metric, tolerance and timing", "[json
   CHECK(check["findings"].is_array());
 }
 
+TEST_CASE("the time saved: per call with its interval, per layer and per token null where undeclared", "[json]") {
+  kbench::run_record run = sample_run();
+  kbench::timing_result& t = *run.cases.front().timing;
+  t.work.calls_per_layer = 32;
+  t.saved = kbench::time_saved{{1e-4, {0.9e-4, 1.1e-4}}, kbench::saved_seconds{3.2e-3, {2.88e-3, 3.52e-3}}, std::nullopt};
+  const auto doc = nlohmann::json::parse(kbench::to_json(run));
+  const auto& saved = doc["cases"][0]["timing"]["time_saved"];
+  CHECK(saved["per_call"]["seconds"] == 1e-4);
+  CHECK(saved["per_call"]["low"] == 0.9e-4);
+  CHECK(saved["per_call"]["high"] == 1.1e-4);
+  CHECK(saved["per_layer"]["seconds"] == 3.2e-3);
+  CHECK(saved["per_token"].is_null());
+  CHECK(doc["cases"][0]["timing"]["work"]["calls_per_layer"] == 32);
+  CHECK(doc["cases"][0]["timing"]["work"]["calls_per_token"] == 0);
+  t.saved.reset();  // a host reference
+  CHECK(nlohmann::json::parse(kbench::to_json(run))["cases"][0]["timing"]["time_saved"].is_null());
+}
+
 TEST_CASE("numbers that are not finite become strings, absent values null", "[json]") {
   kbench::run_record run = sample_run();
   run.copy.reset();

@@ -3,7 +3,9 @@
 #include <kbench/decisions/stop_rule.hpp>
 #include <kbench/decisions/timing_plan.hpp>
 
+#include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../catch.hpp"
@@ -92,6 +94,65 @@ TEST_CASE("a clean timing gets its verdict and no finding", "[judge]") {
   CHECK(t.verdict == kbench::speedup_verdict::faster);
   CHECK(t.findings.empty());
   CHECK_FALSE(t.flagged());
+}
+
+TEST_CASE("the time saved: per call with its interval, per layer and per token where declared", "[judge]") {
+  kbench::timing_result t = clean_timing();
+  t.optimized_samples.clear();
+  t.reference_samples.clear();
+  for (int i = 0; i < 100; ++i) {  // paired: 100 us and 147.26 us, each pair a little apart
+    const double drift = 1.0 + 0.002 * ((i * 37) % 11 - 5);
+    t.optimized_samples.push_back(100e-6 * drift);
+    t.reference_samples.push_back(147.26e-6 * drift + 0.1e-6 * ((i * 13) % 7 - 3));
+  }
+  t.optimized = kbench::summarize(t.optimized_samples);
+  t.reference = kbench::summarize(t.reference_samples);
+  judge(t, h200());
+  REQUIRE(t.saved);
+  const double per_call = t.reference->median - t.optimized.median;
+  CHECK(t.saved->per_call.seconds == per_call);
+  CHECK(per_call == Approx(47.26e-6).epsilon(0.01));
+  CHECK(t.saved->per_call.ci.low < per_call);
+  CHECK(t.saved->per_call.ci.high > per_call);
+  CHECK(t.saved->per_call.ci.high - t.saved->per_call.ci.low < 2e-6);
+  const kbench::interval same = kbench::difference_of_medians_interval(t.reference_samples, t.optimized_samples);
+  CHECK(t.saved->per_call.ci.low == same.low);  // the one bootstrap, not an interval of its own
+  CHECK(t.saved->per_call.ci.high == same.high);
+  CHECK_FALSE(t.saved->per_layer);
+  CHECK_FALSE(t.saved->per_token);
+
+  t.work.calls_per_layer = 32;
+  t.work.calls_per_token = 0.5;
+  judge(t, h200());
+  REQUIRE(t.saved->per_layer);
+  REQUIRE(t.saved->per_token);
+  CHECK(t.saved->per_layer->seconds == Approx(32 * per_call));
+  CHECK(t.saved->per_layer->ci.low == Approx(32 * same.low));
+  CHECK(t.saved->per_layer->ci.high == Approx(32 * same.high));
+  CHECK(t.saved->per_token->seconds == Approx(0.5 * per_call));
+  CHECK(t.saved->per_token->ci.high == Approx(0.5 * same.high));
+
+  SECTION("a slower optimized kernel saves a negative time") {
+    std::swap(t.optimized_samples, t.reference_samples);
+    t.optimized = kbench::summarize(t.optimized_samples);
+    t.reference = kbench::summarize(t.reference_samples);
+    judge(t, h200());
+    CHECK(t.saved->per_call.seconds == Approx(-per_call));
+    CHECK(t.saved->per_call.ci.high < 0);
+  }
+  SECTION("without paired samples the interval is unknown, not made up") {
+    t.reference_samples.clear();
+    judge(t, h200());
+    CHECK(t.saved->per_call.seconds == per_call);
+    CHECK(std::isnan(t.saved->per_call.ci.low));
+    CHECK(std::isnan(t.saved->per_layer->ci.high));
+  }
+  SECTION("a host reference is not timed: no time saved") {
+    t.reference.reset();
+    t.reference_samples.clear();
+    judge(t, h200());
+    CHECK_FALSE(t.saved);
+  }
 }
 
 TEST_CASE("work the timed stream did not see fails the timing", "[judge]") {

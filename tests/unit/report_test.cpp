@@ -2,6 +2,7 @@
 #include <kbench/reports/report.hpp>
 #include <kbench/engines/comparison.hpp>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -98,6 +99,34 @@ TEST_CASE("a timing report gives the method, both kernels, the speedup and every
   t.mode = kbench::timing_mode::batch;
   t.launches_per_sample = 46;
   CHECK(kbench::sample_unit(t) == "per launch, back to back (46 launches per sample, which may overlap)");
+}
+
+TEST_CASE("a timing report gives the time saved beside the speedup, per layer and per token where declared", "[report]") {
+  kbench::timing_result t;
+  t.method = "cold";
+  t.optimized = kbench::summarize({132.42e-6});
+  t.reference = kbench::summarize({179.68e-6});
+  t.speedup = 179.68 / 132.42;
+  t.speedup_interval = {1.352, 1.363};
+  t.verdict = kbench::speedup_verdict::faster;
+  t.saved = kbench::time_saved{{47.26e-6, {46.9e-6, 47.6e-6}}, std::nullopt, std::nullopt};
+  const std::string speedup = "  speedup    1.357x (95% interval 1.352 to 1.363): faster\n";
+  CHECK_THAT(kbench::format_timing("rmsnorm", t, {}),
+             kbench_test::contains(speedup + "  saved      47.26 us per call (95% interval 46.90 us to 47.60 us)\n"));
+  t.work.calls_per_layer = 32;
+  t.saved->per_layer = kbench::saved_seconds{32 * 47.26e-6, {32 * 46.9e-6, 32 * 47.6e-6}};
+  CHECK_THAT(kbench::format_timing("rmsnorm", t, {}),
+             kbench_test::contains("  saved      47.26 us per call (95% interval 46.90 us to 47.60 us); 1.512 ms per "
+                                   "layer at 32 calls\n"));
+  t.work.calls_per_token = 1;
+  t.saved->per_token = t.saved->per_call;
+  t.saved->per_call.ci = {std::nan(""), std::nan("")};  // no paired samples: no interval shown
+  CHECK_THAT(kbench::format_timing("rmsnorm", t, {}),
+             kbench_test::contains("  saved      47.26 us per call; 1.512 ms per layer at 32 calls, 47.26 us per token at "
+                                   "1 call\n"));
+  t.reference.reset();  // a host reference: nothing saved to report
+  t.saved.reset();
+  CHECK_THAT(kbench::format_timing("rmsnorm", t, {}), !kbench_test::contains("saved"));
 }
 
 }  // namespace unit_report_test

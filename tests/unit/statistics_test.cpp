@@ -81,4 +81,37 @@ TEST_CASE("the speedup interval separates real differences from noise", "[statis
   CHECK_THROWS_AS(kbench::ratio_of_medians_interval({1.0}, {}), kbench::usage_error);
 }
 
+TEST_CASE("the time saved's interval comes from the speedup's paired bootstrap", "[statistics]") {
+  std::mt19937_64 rng(12);
+  std::normal_distribution<double> noise(0.0, 0.01);
+  std::vector<double> slow, fast, shifted;
+  for (int i = 0; i < 200; ++i) {
+    const double drift = 1.0 + 0.05 * std::sin(i / 10.0);
+    slow.push_back(150e-6 * drift * (1.0 + noise(rng)));
+    fast.push_back(100e-6 * drift * (1.0 + noise(rng)));
+    shifted.push_back(fast.back() + 47e-6);  // each pair exactly 47 us apart
+  }
+  const kbench::interval saved = kbench::difference_of_medians_interval(slow, fast);
+  const double point = kbench::summarize(slow).median - kbench::summarize(fast).median;
+  CHECK(saved.contains(point));
+  CHECK(saved.low > 45e-6);
+  CHECK(saved.high < 55e-6);
+  // Paired, as the samples were taken: a shift shared by every pair is known exactly, however much the
+  // samples themselves spread.
+  const kbench::interval exact = kbench::difference_of_medians_interval(shifted, fast);
+  CHECK(exact.low == Approx(47e-6).epsilon(1e-9));
+  CHECK(exact.high == Approx(47e-6).epsilon(1e-9));
+  // The same draws as the ratio's: a sample set twice another gives a ratio of 2 and a difference of one
+  // median, each from the same resampled pairs.
+  std::vector<double> twice;
+  for (double f : fast) twice.push_back(2.0 * f);
+  const kbench::interval ratio = kbench::ratio_of_medians_interval(twice, fast);
+  CHECK(ratio.low == Approx(2.0));
+  CHECK(ratio.high == Approx(2.0));
+  CHECK(kbench::difference_of_medians_interval(twice, fast).contains(kbench::summarize(fast).median));
+  CHECK(kbench::difference_of_medians_interval(slow, fast).low == saved.low);  // seeded: reproducible
+  CHECK_THROWS_AS(kbench::difference_of_medians_interval({1.0}, {}), kbench::usage_error);
+  CHECK_THROWS_AS(kbench::difference_of_medians_interval({1.0}, {1.0}, 0), kbench::usage_error);
+}
+
 }  // namespace unit_statistics_test

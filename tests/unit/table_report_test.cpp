@@ -50,6 +50,9 @@ kbench::run_record sample_run() {
   add("rmsnorm", {{"rows", 2}, {"cols", 3}}, timing(kbench::timing_mode::cold, 1e-4, 2e-4));
   add("rmsnorm", {{"rows", 2}, {"cols", 6}}, timing(kbench::timing_mode::batch, 5e-6, 1e-5));
   add("soft\"max,v2", {{"n", 8}}, timing(kbench::timing_mode::hot, 1e-3, 2e-3));
+  // The first case's time saved, at two calls per layer; the others' is not given (empty cells).
+  run.cases[0].timing->work.calls_per_layer = 2;
+  run.cases[0].timing->saved = kbench::time_saved{{1e-4, {9e-5, 1.1e-4}}, kbench::saved_seconds{2e-4, {1.8e-4, 2.2e-4}}, std::nullopt};
   // The first case's census: a fusion, three kernels against one.
   kbench::case_census census;
   census.reference.emplace().captured = true;
@@ -92,15 +95,17 @@ std::string case_table(const std::string& markdown) { return markdown.substr(0, 
 
 TEST_CASE("markdown: a header, a row per case and shape, and what a median is in each mode", "[table]") {
   const std::string md = case_table(kbench::to_markdown(document(sample_run())));
-  CHECK(md.rfind("| case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | "
-                 "of copy | roofline | kernels | verdict | timing |\n| --- |",
+  CHECK(md.rfind("| case | shape | reference median | optimized median | speedup (95% interval) | saved per call (95% "
+                 "interval) | bandwidth | of copy | roofline | kernels | verdict | timing |\n| --- |",
                  0) == 0);
   CHECK(lines_starting(md, "| rmsnorm |") == 2);
   CHECK(lines_starting(md, "| soft\"max,v2 |") == 1);
   // The roofline: 2e8 bytes at 4 TB/s take 50 us at the least, half the optimized median; hot and batch
   // medians are bound by nothing (the cache may serve them).
   CHECK_THAT(md, kbench_test::contains("| rmsnorm | rows=2/cols=3 | 200.00 us [2] | 100.00 us [2] | 2.000x (1.900 to "
-                                       "2.100) | 2000.0 GB/s | 50.0% | 50.0% (memory) | 3 -> 1 | pass, faster | cold |\n"));
+                                       "2.100) | 100.00 us (90.00 us to 110.00 us); 200.00 us per layer | 2000.0 GB/s | "
+                                       "50.0% | 50.0% (memory) | 3 -> 1 | pass, faster | cold |\n"));
+  CHECK_THAT(md, kbench_test::contains("| 2.000x (1.900 to 2.100) |  | 40000.0 GB/s |"));  // none given
   CHECK_THAT(md, kbench_test::contains("| memory-bound |  | pass, faster | batch (100 launches) |\n"));
   CHECK_THAT(md, kbench_test::contains("| 10.00 us [1] | 5.00 us [1] |"));
   CHECK_THAT(md, kbench_test::contains("| batch (100 launches) |"));
@@ -141,10 +146,10 @@ TEST_CASE("csv: a header, plain numbers, RFC 4180 quoting and CRLF", "[table]") 
       "case,shape,verdict,speedup_verdict,timing_mode,median_is,launches_per_sample,reference_median_seconds,"
       "optimized_median_seconds,speedup,speedup_low,speedup_high,bytes_per_second,fraction_of_copy_bandwidth,"
       "roofline_bound,roofline_binding,roofline_share,reference_kernels,optimized_kernels,optimized_clock_hz,"
-      "speedup_in_cycles\r\n";
+      "speedup_in_cycles,saved_seconds,saved_low,saved_high,saved_per_layer_seconds,saved_per_token_seconds\r\n";
   CHECK(csv.rfind(header, 0) == 0);
   CHECK_THAT(csv, kbench_test::contains("\r\nrmsnorm,rows=2/cols=3,pass,faster,cold,one launch,1,0.0002,0.0001,2,"
-                                        "1.9,2.1,2000000000000,0.5,memory,memory,0.5,3,1,,\r\n"));
+                                        "1.9,2.1,2000000000000,0.5,memory,memory,0.5,3,1,,,0.0001,9e-05,0.00011,0.0002,\r\n"));
   CHECK_THAT(csv, kbench_test::contains("\r\nrmsnorm,rows=2/cols=6,pass,faster,batch,\"per launch, back to "
                                         "back\",100,"));
   CHECK_THAT(csv, kbench_test::contains("\r\n\"soft\"\"max,v2\",n=8,pass,faster,hot,one launch,1,"));
@@ -158,8 +163,8 @@ TEST_CASE("a correctness run gives its verdicts and empty timing cells", "[table
   for (kbench::case_record& c : run.cases) c.timing.reset();
   run.cases[1].verdict = kbench::case_verdict::fail;
   const kbench::run_record doc = document(run);
-  CHECK_THAT(kbench::to_csv(doc), kbench_test::contains("\r\nrmsnorm,rows=2/cols=6,fail,,,,,,,,,,,,,,,,,,\r\n"));
-  CHECK_THAT(kbench::to_markdown(doc), kbench_test::contains("| rmsnorm | rows=2/cols=6 |  |  |  |  |  |  |  | fail |  |\n"));
+  CHECK_THAT(kbench::to_csv(doc), kbench_test::contains("\r\nrmsnorm,rows=2/cols=6,fail,,,,,,,,,,,,,,,,,,,,,,,\r\n"));
+  CHECK_THAT(kbench::to_markdown(doc), kbench_test::contains("| rmsnorm | rows=2/cols=6 |  |  |  |  |  |  |  |  | fail |  |\n"));
   CHECK_THAT(kbench::to_markdown(doc), !kbench_test::contains("[1]"));
 }
 

@@ -49,6 +49,10 @@ struct work_model {
   bool matrix_units = false;     // done on matrix units (MFMA, tensor cores), for which no peak is measured
   double tokens = 0.0;
   double link_bytes = 0.0;
+  // How many calls of the kernel one layer of a model, or one token, makes (0: not declared): the report
+  // gives the time saved per layer and per token.
+  double calls_per_layer = 0.0;
+  double calls_per_token = 0.0;
 };
 
 // What a case declares about its own performance (kernel_case::require_speedup and friends).

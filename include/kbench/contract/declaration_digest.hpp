@@ -147,7 +147,10 @@ struct declaration_facts {
           (w.flops > 0 && (w.flop_type != dtype::f32 || w.matrix_units)
                ? " in " + std::string(info(w.flop_type).name) + (w.matrix_units ? " on matrix units" : "")
                : std::string()) +
-          " tokens=" + exact_number(w.tokens) + " link_bytes=" + exact_number(w.link_bytes),
+          " tokens=" + exact_number(w.tokens) + " link_bytes=" + exact_number(w.link_bytes) +
+          // The calls per layer and per token only where declared, so that older digests hold.
+          (w.calls_per_layer > 0 ? " calls_per_layer=" + exact_number(w.calls_per_layer) : std::string()) +
+          (w.calls_per_token > 0 ? " calls_per_token=" + exact_number(w.calls_per_token) : std::string()),
       "requires speedup=" + exact_number(e.required_speedup) + " bandwidth=" + exact_number(e.required_bandwidth) +
           " allows speedup up to " + exact_number(e.max_plausible_speedup) + (e.speedup_limit_declared ? " (declared)" : ""),
       "census kernels=" + std::to_string(c.kernels) + " max_registers=" + std::to_string(c.max_registers) +

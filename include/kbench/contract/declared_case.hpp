@@ -50,7 +50,7 @@ struct declared_case {
   int devices = 0;  // devices(): 0 when the case never said (one device)
   bool requires_peer_access = false;
   std::optional<kbench::tolerance> case_tolerance;  // tolerance(policy): outputs without their own
-  work_model work;                                  // bytes_moved(), flops(), tokens(), link_bytes()
+  work_model work;                                  // bytes_moved(), flops(), tokens(), link_bytes(), calls_per_...()
   perf_expectations expectations;                   // require_speedup(), require_bandwidth(), allow_speedup_up_to()
   census_expectations census;                       // expect_kernels(), expect_registers_at_most(), ...
   std::vector<std::unique_ptr<resource_bound>> resource_bounds;  // expect_resources(): each stays put

@@ -251,6 +251,11 @@ class kernel_case {
   // A case that spans devices: the bytes one launch moves between GPUs (over the links), all devices
   // together; the report gives their rate. bytes_moved() is then what one device moves.
   void link_bytes(double bytes) { declared_.work.link_bytes = checked_work(bytes, "link_bytes"); }
+  // How many calls of the kernel one layer of a model makes, or one token (a count > 0, fractions allowed:
+  // a kernel called every other layer makes 0.5). With a device reference, the report gives the time
+  // saved per layer or per token beside the time saved per call.
+  void calls_per_layer(double count);
+  void calls_per_token(double count);
 
  private:
   friend const detail::declared_case& detail::declared(const kernel_case& c);
@@ -284,6 +289,7 @@ class kernel_case {
   }
 
   double checked_work(double value, const char* what) const;
+  double checked_calls(double count, const char* what) const;
 
   detail::declared_case declared_;
 };

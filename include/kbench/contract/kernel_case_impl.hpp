@@ -227,6 +227,14 @@ void kernel_case::matrix_flops(double count, dtype arithmetic) {
   declared_.work.matrix_units = true;
 }
 
+void kernel_case::calls_per_layer(double count) {
+  declared_.work.calls_per_layer = checked_calls(count, "calls_per_layer");
+}
+
+void kernel_case::calls_per_token(double count) {
+  declared_.work.calls_per_token = checked_calls(count, "calls_per_token");
+}
+
 void kernel_case::oracle(host_function compute, double max_ratio) {
   set_once(declared_.oracle, std::move(compute), "oracle");
   if (!(max_ratio >= 1.0) || !std::isfinite(max_ratio)) fail("oracle() needs a finite max_ratio >= 1");
@@ -264,6 +272,11 @@ resource_bound& kernel_case::expect_resources(std::string kernels, std::string t
 double kernel_case::checked_work(double value, const char* what) const {
   if (!std::isfinite(value) || value < 0.0) fail(std::string(what) + "() must be finite and >= 0");
   return value;
+}
+
+double kernel_case::checked_calls(double count, const char* what) const {
+  if (!std::isfinite(count) || count <= 0.0) fail(std::string(what) + "() needs a finite count of calls > 0");
+  return count;
 }
 
 void kernel_case::fail(const std::string& what) const { declared_.fail(what); }

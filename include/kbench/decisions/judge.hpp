@@ -18,6 +18,7 @@
 #include "../results/roofline.hpp"
 #include "../results/statistics.hpp"
 #include "../results/throughput.hpp"
+#include "../results/time_saved.hpp"
 
 namespace kbench {
 
@@ -177,8 +178,8 @@ inline std::vector<finding> judge_method(const timing_measurements& t) {
 
 }  // namespace detail
 
-// The judgement of `t`: the throughput of its work against the copy bandwidth and the roofline (once: every
-// writer reads them), the speedup's verdict, and the findings: those the run met while measuring (the
+// The judgement of `t`: the throughput of its work against the copy bandwidth and the roofline, the time saved
+// (once: every writer reads them), the speedup's verdict, and the findings: those the run met while measuring (the
 // audit of the last sample, checked launches), then every one the measured facts support.
 [[nodiscard]] inline timing_judgement judge_timing(const timing_measurements& t, const judging_context& c) {
   const std::optional<double> reference_median =
@@ -190,6 +191,7 @@ inline std::vector<finding> judge_method(const timing_measurements& t) {
   ceilings.peak = peak_for(c.peaks, t.work.flop_type);
   ceilings.memory_binds = detail::served_from_memory(t, c);
   j.roofline = roofline_of(t.work, ceilings, t.optimized.median, reference_median);
+  j.saved = time_saved_of(t.work, t.optimized.median, reference_median, t.optimized_samples, t.reference_samples);
   if (t.reference) j.verdict = judge_speedup(t.speedup_interval);
   j.findings = t.found;
   for (std::vector<finding> found : {detail::judge_unseen_work(t, c), detail::judge_memoization(t),

@@ -131,6 +131,17 @@ inline json throughput_json(const timing_result& t) {
           {"fraction_of_copy_bandwidth", o.fraction_of_copy ? number(*o.fraction_of_copy) : json(nullptr)}};
 }
 
+// The time saved (json_report's "time_saved"), as judge_timing computed it: null without a device reference,
+// and per layer or per token null where the case declares no count of calls.
+inline json time_saved_json(const std::optional<time_saved>& saved) {
+  if (!saved) return nullptr;
+  auto figure = [](const saved_seconds& s) {
+    return json{{"seconds", number(s.seconds)}, {"low", number(s.ci.low)}, {"high", number(s.ci.high)}};
+  };
+  auto scaled = [&figure](const std::optional<saved_seconds>& s) { return s ? figure(*s) : json(nullptr); };
+  return {{"per_call", figure(saved->per_call)}, {"per_layer", scaled(saved->per_layer)}, {"per_token", scaled(saved->per_token)}};
+}
+
 // A timing, with the host seconds of each step of the perf procedure (`stages`) as its "stage_seconds".
 inline json to_json(const timing_result& t, const stage_times& stages) {
   json stage_seconds = json::object();
@@ -176,8 +187,11 @@ inline json to_json(const timing_result& t, const stage_times& stages) {
             {"flop_type", std::string(info(t.work.flop_type).name)},
             {"matrix_units", t.work.matrix_units},
             {"tokens", number(t.work.tokens)},
-            {"link_bytes", number(t.work.link_bytes)}}},
+            {"link_bytes", number(t.work.link_bytes)},
+            {"calls_per_layer", number(t.work.calls_per_layer)},
+            {"calls_per_token", number(t.work.calls_per_token)}}},
           {"throughput", throughput_json(t)},
+          {"time_saved", time_saved_json(t.saved)},
           {"roofline", roofline_json(t.roofline)},
           {"clocks", clocks_json(t.clocks, t.reference.has_value())},
           {"flags", texts(t.findings)},

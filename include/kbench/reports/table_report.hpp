@@ -53,6 +53,9 @@ struct table_row {
   std::optional<double> optimized_kernels;
   std::optional<double> optimized_clock_hz;  // the median SM clock over the optimized kernel's samples
   std::optional<double> speedup_in_cycles;
+  // The time saved per call (reference median less optimized median, seconds) and its 95% interval; per layer
+  // and per token where the case declares its calls. Absent without a device reference.
+  std::optional<double> saved, saved_low, saved_high, saved_per_layer, saved_per_token;
 };
 
 // The kernels one launch of a side runs, from a case's census (absent: not captured).
@@ -90,6 +93,23 @@ inline void add_timing(const timing_result& t, table_row& r) {
   r.roofline_bound = t.roofline.bound;
   if (t.clocks.optimized) r.optimized_clock_hz = finite(t.clocks.optimized->median);
   r.speedup_in_cycles = finite(t.clocks.speedup_in_cycles);
+  if (t.saved) {
+    r.saved = finite(t.saved->per_call.seconds);
+    r.saved_low = finite(t.saved->per_call.ci.low);
+    r.saved_high = finite(t.saved->per_call.ci.high);
+    if (t.saved->per_layer) r.saved_per_layer = finite(t.saved->per_layer->seconds);
+    if (t.saved->per_token) r.saved_per_token = finite(t.saved->per_token->seconds);
+  }
+}
+
+// "47.26 us (46.90 us to 47.60 us); 94.52 us per layer": the Markdown cell of the time saved.
+inline std::string saved_cell(const table_row& r) {
+  if (!r.saved) return {};
+  std::string cell = format_duration(*r.saved);
+  if (r.saved_low && r.saved_high) cell += fmt::format(" ({} to {})", format_duration(*r.saved_low), format_duration(*r.saved_high));
+  if (r.saved_per_layer) cell += fmt::format("; {} per layer", format_duration(*r.saved_per_layer));
+  if (r.saved_per_token) cell += fmt::format("; {} per token", format_duration(*r.saved_per_token));
+  return cell;
 }
 
 inline std::vector<table_row> table_rows(const run_record& run) {
@@ -170,8 +190,8 @@ inline std::string markdown_kernels(const run_record& run) {
 
 }  // namespace detail
 
-// | case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | of copy | roofline |
-// kernels | verdict | timing | (the mode and the optimized side's median SM clock), with footnotes saying what a median is in the timing modes present. Kernels: one
+// | case | shape | reference median | optimized median | speedup (95% interval) | saved per call (95% interval) |
+// bandwidth | of copy | roofline | kernels | verdict | timing | (the mode and the optimized side's median SM clock), with footnotes saying what a median is in the timing modes present. Kernels: one
 // launch of each side, from the census ("3 -> 1": a fusion); a second table lists those kernels, each with
 // its time and its resources at run time beside the build's.
 [[nodiscard]] inline std::string to_markdown(const run_record& results) {
@@ -183,8 +203,9 @@ inline std::string markdown_kernels(const run_record& run) {
     return format_duration(*seconds) + (mode == "batch" ? " [1]" : " [2]");
   };
   std::string out =
-      "| case | shape | reference median | optimized median | speedup (95% interval) | bandwidth | of copy | roofline | "
-      "kernels | verdict | timing |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n";
+      "| case | shape | reference median | optimized median | speedup (95% interval) | saved per call (95% interval) | "
+      "bandwidth | of copy | roofline | kernels | verdict | timing |\n"
+      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n";
   for (const detail::table_row& r : rows) {
     std::string speedup;
     if (r.speedup) {
@@ -213,9 +234,9 @@ inline std::string markdown_kernels(const run_record& run) {
     std::string timing = r.mode;
     if (r.mode == "batch" && r.launches_per_sample) timing += fmt::format(" ({:g} launches)", *r.launches_per_sample);
     if (r.optimized_clock_hz) timing += fmt::format(", {:.0f} MHz", *r.optimized_clock_hz / 1e6);
-    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", detail::markdown_cell(r.case_name),
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n", detail::markdown_cell(r.case_name),
                        detail::markdown_cell(r.shape), median(r.reference_median, r.mode),
-                       median(r.optimized_median, r.mode), speedup, bandwidth, share, roofline, kernels,
+                       median(r.optimized_median, r.mode), speedup, detail::saved_cell(r), bandwidth, share, roofline, kernels,
                        detail::markdown_cell(verdict), timing);
   }
   if (batch || one_launch) out += "\n";
@@ -227,8 +248,8 @@ inline std::string markdown_kernels(const run_record& run) {
   return out + detail::markdown_kernels(results);
 }
 
-// A header row, then a row per case and shape; numbers plain (seconds, bytes per second, fractions),
-// absent values empty, lines ended by CRLF (RFC 4180).
+// A header row, then a row per case and shape; numbers plain (seconds, bytes per second, fractions; a time
+// saved is negative where the optimized kernel is the slower), absent values empty, lines ended by CRLF (RFC 4180).
 [[nodiscard]] inline std::string to_csv(const run_record& results) {
   using detail::csv_field;
   using detail::csv_number;
@@ -236,16 +257,18 @@ inline std::string markdown_kernels(const run_record& run) {
       "case,shape,verdict,speedup_verdict,timing_mode,median_is,launches_per_sample,reference_median_seconds,"
       "optimized_median_seconds,speedup,speedup_low,speedup_high,bytes_per_second,fraction_of_copy_bandwidth,"
       "roofline_bound,roofline_binding,roofline_share,reference_kernels,optimized_kernels,optimized_clock_hz,"
-      "speedup_in_cycles\r\n";
+      "speedup_in_cycles,saved_seconds,saved_low,saved_high,saved_per_layer_seconds,saved_per_token_seconds\r\n";
   for (const detail::table_row& r : detail::table_rows(results)) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n", csv_field(r.case_name), csv_field(r.shape),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n", csv_field(r.case_name), csv_field(r.shape),
                        csv_field(r.verdict), csv_field(r.speedup_verdict), csv_field(r.mode),
                        csv_field(detail::median_meaning(r.mode)), csv_number(r.launches_per_sample),
                        csv_number(r.reference_median), csv_number(r.optimized_median), csv_number(r.speedup),
                        csv_number(r.speedup_low), csv_number(r.speedup_high), csv_number(r.bytes_per_second),
                        csv_number(r.fraction_of_copy_bandwidth), csv_field(r.roofline_bound),
                        csv_field(r.roofline_binding), csv_number(r.roofline_share), csv_number(r.reference_kernels),
-                       csv_number(r.optimized_kernels), csv_number(r.optimized_clock_hz), csv_number(r.speedup_in_cycles));
+                       csv_number(r.optimized_kernels), csv_number(r.optimized_clock_hz), csv_number(r.speedup_in_cycles),
+                       csv_number(r.saved), csv_number(r.saved_low), csv_number(r.saved_high),
+                       csv_number(r.saved_per_layer), csv_number(r.saved_per_token));
   }
   return out;
 }

@@ -91,6 +91,25 @@ inline void read_launches(const json& j, timing_measurements& t) {
   read(work, "matrix_units", t.work.matrix_units);
   read_number(work, "tokens", t.work.tokens);
   read_number(work, "link_bytes", t.work.link_bytes);
+  read_number(work, "calls_per_layer", t.work.calls_per_layer);
+  read_number(work, "calls_per_token", t.work.calls_per_token);
+}
+
+// A time saved and its interval (json_report's "time_saved"'s parts).
+inline void from_json(const json& j, saved_seconds& s) {
+  read_number(j, "seconds", s.seconds);
+  read_number(j, "low", s.ci.low);
+  read_number(j, "high", s.ci.high);
+}
+
+// The time saved; null (a host reference, or a document of a kbench before it) is absent.
+inline void read_time_saved(const json& j, std::optional<time_saved>& saved) {
+  const json* part = part_at(j, "time_saved");
+  if (part == nullptr) return;
+  time_saved& t = saved.emplace();
+  from_json(at_key(*part, "per_call"), t.per_call);
+  if (const json* layer = part_at(*part, "per_layer")) from_json(*layer, t.per_layer.emplace());
+  if (const json* token = part_at(*part, "per_token")) from_json(*token, t.per_token.emplace());
 }
 
 // A timing (json_report's "timing"); its "stage_seconds" are the case's (stages_at).
@@ -107,6 +126,7 @@ inline void from_json(const json& j, timing_result& t) {
   read_number(rates, "link_bytes_per_second", o.link_bytes_per_second);
   read_number(rates, "fraction_of_copy_bandwidth", o.fraction_of_copy);
   if (const json* roof = part_at(j, "roofline")) from_json(*roof, t.roofline);
+  read_time_saved(j, t.saved);
   t.findings = findings_at(j, "findings");
 }
 

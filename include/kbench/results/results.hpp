@@ -21,6 +21,7 @@
 #include "roofline.hpp"
 #include "statistics.hpp"
 #include "throughput.hpp"
+#include "time_saved.hpp"
 
 namespace kbench {
 
@@ -149,10 +150,12 @@ struct timing_measurements {
 };
 
 // What the measurements of a timing mean (decisions/judge.hpp's judge_timing): the figures of the declared
-// work, the speedup's verdict, and every finding, the run's own first; each but a note fails the perf test.
+// work, the time saved, the speedup's verdict, and every finding, the run's own first; each but a note fails
+// the perf test.
 struct timing_judgement {
   throughput_figures throughput;
   kbench::roofline roofline;  // the work against the device's ceilings
+  std::optional<time_saved> saved;  // per call, layer and token; absent without a device reference
   speedup_verdict verdict = speedup_verdict::none;
   std::vector<finding> findings;
 };

@@ -91,31 +91,59 @@ struct interval {
   return median > 0.0 ? (ci.high - ci.low) / (2.0 * median) : 0.0;
 }
 
+namespace detail {
+
+// A percentile bootstrap over pairs: `resamples` draws of n pairs with replacement, `combine` of the two medians
+// of each draw, and the 2.5% and 97.5% quantiles of those. Seeded, so the same samples always give the same
+// interval; figures from the same samples and seed are made from the same draws.
+template <class Combine>
+[[nodiscard]] interval paired_bootstrap(const std::vector<double>& first, const std::vector<double>& second,
+                                        int resamples, std::uint64_t seed, Combine combine) {
+  if (resamples < 1) throw usage_error("a bootstrap needs at least one resample");
+  const std::size_t n = first.size();
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<std::size_t> pick(0, n - 1);
+  std::vector<double> figures(static_cast<std::size_t>(resamples)), a(n), b(n);
+  for (double& figure : figures) {
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::size_t j = pick(rng);
+      a[i] = first[j];
+      b[i] = second[j];
+    }
+    std::nth_element(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n / 2), a.end());
+    std::nth_element(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n / 2), b.end());
+    figure = combine(a[n / 2], b[n / 2]);
+  }
+  std::sort(figures.begin(), figures.end());
+  return {quantile_of_sorted(figures, 0.025), quantile_of_sorted(figures, 0.975)};
+}
+
+inline constexpr std::uint64_t bootstrap_seed = 0x6b62656e6368ull;
+
+}  // namespace detail
+
 // 95% interval of median(numerator) / median(denominator) for paired samples (taken together, as the
 // interleaved reference and optimized launches are), by a percentile bootstrap over the pairs. The
 // resampling is seeded, so the same samples always give the same interval.
 [[nodiscard]] inline interval ratio_of_medians_interval(const std::vector<double>& numerator,
                                                         const std::vector<double>& denominator,
-                                                        int resamples = 2000, std::uint64_t seed = 0x6b62656e6368ull) {
+                                                        int resamples = 2000, std::uint64_t seed = detail::bootstrap_seed) {
   if (numerator.size() != denominator.size() || numerator.empty()) {
     throw usage_error("ratio interval needs paired, non-empty samples");
   }
-  const std::size_t n = numerator.size();
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<std::size_t> pick(0, n - 1);
-  std::vector<double> ratios(static_cast<std::size_t>(resamples)), a(n), b(n);
-  for (double& ratio : ratios) {
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t j = pick(rng);
-      a[i] = numerator[j];
-      b[i] = denominator[j];
-    }
-    std::nth_element(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(n / 2), a.end());
-    std::nth_element(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(n / 2), b.end());
-    ratio = a[n / 2] / b[n / 2];
+  return detail::paired_bootstrap(numerator, denominator, resamples, seed, [](double a, double b) { return a / b; });
+}
+
+// 95% interval of median(minuend) - median(subtrahend) for paired samples, by the same bootstrap as the ratio's
+// (the same draws, at the same seed): the time one side saves over the other.
+[[nodiscard]] inline interval difference_of_medians_interval(const std::vector<double>& minuend,
+                                                             const std::vector<double>& subtrahend,
+                                                             int resamples = 2000,
+                                                             std::uint64_t seed = detail::bootstrap_seed) {
+  if (minuend.size() != subtrahend.size() || minuend.empty()) {
+    throw usage_error("difference interval needs paired, non-empty samples");
   }
-  std::sort(ratios.begin(), ratios.end());
-  return {quantile_of_sorted(ratios, 0.025), quantile_of_sorted(ratios, 0.975)};
+  return detail::paired_bootstrap(minuend, subtrahend, resamples, seed, [](double a, double b) { return a - b; });
 }
 
 }  // namespace kbench
