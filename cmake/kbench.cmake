@@ -191,7 +191,10 @@ if(NOT KBENCH_GPU_PLATFORM STREQUAL "none" AND NOT TARGET kbench_device)
     target_compile_definitions(kbench_device INTERFACE __HIP_PLATFORM_NVIDIA__)
     target_compile_options(kbench_device INTERFACE
       "$<$<COMPILE_LANGUAGE:CUDA>:SHELL:-include ${KBENCH_INCLUDE_DIR}/kbench/contract/cuda_compat.hpp>"
-      "$<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>")
+      "$<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr>"
+      # nvcc's steps in parallel where they can be (--threads 0: as many as the machine has): a test file
+      # through nvcc on the H200's host in 3.3-3.7 s instead of 4.1-4.5 s.
+      "$<$<COMPILE_LANGUAGE:CUDA>:--threads=0>")
     # The runtime API only (no libcuda at link time), so programs start on machines without a driver
     # and report that they skipped.
     target_link_libraries(kbench_device INTERFACE CUDA::cudart_static)
