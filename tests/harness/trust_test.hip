@@ -3,7 +3,8 @@
 // a GPU (skipped without one).
 //
 //   memoization   a kernel that keeps its last results on the device, keyed on a fingerprint of its input
-//                 computed on the device, all on the stream kbench gives it
+//                 computed on the device, all on the stream kbench gives it; and a sum keyed on a fingerprint
+//                 blind to where each value sits (a rotated or reordered input hits)
 //   in place      an in-place kernel that skips work when called in quick succession, timed in batch mode
 //   determinism   a kernel whose bits change from run to run (within the tolerance), and a block
 //                 reduction missing a barrier
@@ -168,6 +169,114 @@ void map_case(kbench::kernel_case& c) {
 }
 
 const kbench::shape memo_shape{{"n", std::int64_t{1} << 22}};
+
+// The sum of the heavy map, memoized on a fingerprint that ignores where each value sits: unchanged by a
+// rotation, a shift or any reordering of the input, as the sum itself is. Timed input sets that are
+// rearrangements of one draw would all hit; sets drawn each from the generator never do.
+__global__ void partial_sums_kernel(const float* x, std::int64_t n, float* partials) {
+  __shared__ float block[256];
+  float mine = 0.0f;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    mine += heavy(x[i]);
+  }
+  block[threadIdx.x] = mine;
+  __syncthreads();
+  for (unsigned int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) block[threadIdx.x] += block[threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partials[blockIdx.x] = block[0];
+}
+
+constexpr int sum_blocks = 1024;
+__global__ void total_kernel(const float* partials, float* total) {
+  float sum = 0.0f;
+  for (int b = 0; b < sum_blocks; ++b) sum += partials[b];
+  *total = sum;
+}
+
+void heavy_sum(const float* x, float* total, std::int64_t n, hipStream_t s) {
+  static kbench::device_buffer<float> partials(sum_blocks);
+  hipLaunchKernelGGL(partial_sums_kernel, dim3(sum_blocks), dim3(256), 0, s, x, n, partials.data());
+  KBENCH_HIP_CHECK_LAUNCH();
+  hipLaunchKernelGGL(total_kernel, dim3(1), dim3(1), 0, s, partials.data(), total);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+__global__ void unordered_hash_kernel(const unsigned int* words, std::int64_t n, unsigned long long* hash) {
+  unsigned long long mine = 0;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const unsigned long long z = (static_cast<unsigned long long>(words[i]) + 1) * 0x9E3779B97F4A7C15ull;
+    mine += z ^ (z >> 31);  // of the value alone, not of its index
+  }
+  atomicAdd(hash, mine);
+}
+
+// A hit copies the kept sum and skips the map; a miss computes it (the partial sums run either way, cut
+// short by the flag) and keeps it.
+__global__ void memo_partial_sums_kernel(const float* x, std::int64_t n, float* partials, const unsigned long long* hash,
+                                         const unsigned long long* keys) {
+  if (find_key(keys, *hash) >= 0) return;
+  __shared__ float block[256];
+  float mine = 0.0f;
+  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    mine += heavy(x[i]);
+  }
+  block[threadIdx.x] = mine;
+  __syncthreads();
+  for (unsigned int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) block[threadIdx.x] += block[threadIdx.x + half];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partials[blockIdx.x] = block[0];
+}
+
+__global__ void memo_total_kernel(const float* partials, float* total, const unsigned long long* hash,
+                                  unsigned long long* keys, float* kept, int* next) {
+  const int hit = find_key(keys, *hash);
+  if (hit >= 0) {
+    *total = kept[hit];
+    return;
+  }
+  float sum = 0.0f;
+  for (int b = 0; b < sum_blocks; ++b) sum += partials[b];
+  *total = sum;
+  keys[*next] = *hash;
+  kept[*next] = sum;
+  *next = (*next + 1) % memo_slots;
+}
+
+void sum_memoized_unordered(const float* x, float* total, std::int64_t n, hipStream_t s) {
+  static kbench::device_buffer<unsigned long long> hash(1), keys(memo_slots);
+  static kbench::device_buffer<float> partials(sum_blocks), kept(memo_slots);
+  static kbench::device_buffer<int> next(1);
+  static bool cleared = false;
+  if (!cleared) {
+    KBENCH_HIP_CHECK(hipMemset(keys.data(), 0, keys.bytes()));
+    KBENCH_HIP_CHECK(hipMemset(next.data(), 0, next.bytes()));
+    cleared = true;
+  }
+  KBENCH_HIP_CHECK(hipMemsetAsync(hash.data(), 0, hash.bytes(), s));
+  hipLaunchKernelGGL(unordered_hash_kernel, dim3(1024), dim3(256), 0, s, reinterpret_cast<const unsigned int*>(x), n,
+                     hash.data());
+  KBENCH_HIP_CHECK_LAUNCH();
+  hipLaunchKernelGGL(memo_partial_sums_kernel, dim3(sum_blocks), dim3(256), 0, s, x, n, partials.data(), hash.data(),
+                     keys.data());
+  KBENCH_HIP_CHECK_LAUNCH();
+  hipLaunchKernelGGL(memo_total_kernel, dim3(1), dim3(1), 0, s, partials.data(), total, hash.data(), keys.data(),
+                     kept.data(), next.data());
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+template <void (*Optimized)(const float*, float*, std::int64_t, hipStream_t)>
+void sum_case(kbench::kernel_case& c) {
+  const auto n = c.dim("n");
+  auto x = c.input<float>("x", {n});
+  auto total = c.output<float>("total", {1});
+  c.reference([=](hipStream_t s) { heavy_sum(x, total, n, s); });
+  c.optimized([=](hipStream_t s) { Optimized(x, total, n, s); });
+  c.tolerance(kbench::tol::exact{});  // the same partial sums in the same order (a hit: of the same values)
+}
 
 // ---- in place ----------------------------------------------------------------------------------------
 __global__ void affine_in_place_kernel(float* x, std::int64_t n) {
@@ -591,6 +700,23 @@ TEST_CASE("a kernel that memoizes its results on the device is caught; timed, it
     CHECK(findings_of(memo).find("[memoization] the optimized kernel takes") != std::string::npos);
     CHECK(memo.timing->verdict != kbench::speedup_verdict::faster);  // it hashes its input, then does the work
     const kbench::perf_outcome honest = time(map_case<map>, memo_shape, mode);
+    INFO("honest: " << findings_of(honest));
+    CHECK(honest.passed());
+  }
+}
+
+TEST_CASE("a kernel that memoizes on a fingerprint blind to where values sit is caught; timed, no faster",
+          "[trust][perf]") {
+  // Timed input sets drawn each from the generator: no rearrangement of an earlier set, so no timed launch
+  // hits; only the seen-inputs launches do.
+  for (const char* mode : {"cold", "batch"}) {
+    const kbench::perf_outcome memo = time(sum_case<sum_memoized_unordered>, memo_shape, mode);
+    INFO(mode << ": " << findings_of(memo));
+    REQUIRE(memo.timing);
+    CHECK_FALSE(memo.passed());
+    CHECK(findings_of(memo).find("[memoization]") != std::string::npos);
+    CHECK(memo.timing->verdict != kbench::speedup_verdict::faster);
+    const kbench::perf_outcome honest = time(sum_case<heavy_sum>, memo_shape, mode);
     INFO("honest: " << findings_of(honest));
     CHECK(honest.passed());
   }

@@ -305,6 +305,29 @@ TEST_CASE("a kernel faster on inputs it has seen reuses results, and fails", "[j
   CHECK_FALSE(tiny.flagged());
 }
 
+TEST_CASE("timed launches faster than launches on inputs no launch has seen fail, cold only", "[judge]") {
+  // A kernel that recognises its inputs in another arrangement: as fast on seen inputs as on fresh ones
+  // right after them, but faster timed.
+  kbench::timing_result recognises = clean_timing();  // timed median 100 us
+  recognises.fresh_launch = 300e-6;
+  recognises.seen_launch = 300e-6;
+  judge(recognises, h200());
+  REQUIRE(kinds(recognises) == std::vector<finding_kind>{finding_kind::memoization});
+  CHECK(has(recognises, finding_kind::memoization, "timed launches take 100.00 us and its launches on inputs drawn just"));
+  kbench::timing_result honest = clean_timing();
+  honest.fresh_launch = 104e-6;  // a few percent apart: noise
+  honest.seen_launch = 103e-6;
+  judge(honest, h200());
+  CHECK_FALSE(honest.flagged());
+  // Batch mode times launches back to back in a graph, hot: no single cold launch compares with them.
+  kbench::timing_result batch = clean_timing();
+  batch.mode = timing_mode::batch;
+  batch.launches_per_sample = 33;
+  batch.fresh_launch = batch.seen_launch = 300e-6;
+  judge(batch, h200());
+  CHECK_FALSE(has(batch, finding_kind::memoization, "timed launches take"));
+}
+
 TEST_CASE("notes say how the samples were taken, and never fail", "[judge]") {
   kbench::timing_result t = clean_timing();
   t.precise = false;

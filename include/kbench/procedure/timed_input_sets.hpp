@@ -48,10 +48,10 @@ class set_block {
 };
 
 // The timed sets of one drawn buffer (an input, or an in-place output), or the per-launch copies of an
-// output that is not in place (sets and source empty).
+// output that is not in place (sets and positional values empty).
 struct timed_buffer {
   set_block sets;    // its values in input sets 1..
-  set_block source;  // what the cheap redraws rearrange (drawn once per timing run)
+  set_block positional;  // positional inputs: their values in every set, placed once per timing run
   device_buffer<unsigned long long> fingerprints;  // inputs: the sets' sums, as drawn and after
   guarded_output working_reference;                // outputs: one working copy per launch, per side, `stride`
   guarded_output working_optimized;                // apart (none: the launches write the case's own outputs)
@@ -94,7 +94,7 @@ class timed_input_sets {
     return plan_output_copies(launches, each, one - each, l2_bytes, left);
   }
 
-  // Input sets 1 .. count, the values their cheap redraws rearrange (drawn here), the in-place working
+  // Input sets 1 .. count, the values of positional inputs in each (placed here), the in-place working
   // copies of both sides, and (`output_copies` > 1) that many working copies of every other output.
   timed_input_sets(const case_layout& layout, case_devices& devices, case_buffers& buffers, case_launcher& launcher,
                    int count, int output_copies)
@@ -105,7 +105,7 @@ class timed_input_sets {
       const current_device here = devices_.on(slot);
       timed_buffer& in = inputs_[k];
       in.sets = set_block(slot.storage_bytes(), count);
-      in.source = set_block(slot.storage_bytes(), count);
+      if (slot.init.positional()) in.positional = set_block(slot.storage_bytes(), count);
       in.fingerprints = device_buffer<unsigned long long>(2);
       KBENCH_HIP_CHECK(hipMemsetAsync(in.fingerprints.data(), 0, in.fingerprints.bytes(), devices_.stream_of(slot)));
     }
@@ -115,7 +115,7 @@ class timed_input_sets {
       timed_buffer& out = outputs_[k];
       if (layout_.in_place(k)) {
         out.sets = set_block(slot.storage_bytes(), count);
-        out.source = set_block(slot.storage_bytes(), count);
+        if (slot.init.positional()) out.positional = set_block(slot.storage_bytes(), count);
       }
       out.copies = layout_.in_place(k) ? count : output_copies > 1 ? output_copies : 0;
       if (out.copies == 0) continue;
@@ -127,12 +127,7 @@ class timed_input_sets {
       }
     }
     for_each_drawn([&](const buffer_slot& slot, std::size_t stream_id, timed_buffer& timed) {
-      if (slot.init.positional()) {
-        place_positional(slot, stream_id, timed.source);
-      } else {
-        fill_random(timed.source.data(), slot.type, timed.source.bytes() / info(slot.type).size, slot.init,
-                    draw_seed(~0ull), stream_id, devices_.stream_of(slot));
-      }
+      if (slot.init.positional()) place_positional(slot, stream_id, timed.positional);
     });
     devices_.join();
   }
@@ -140,21 +135,21 @@ class timed_input_sets {
   timed_input_sets& operator=(const timed_input_sets&) = delete;
 
   // Every input set drawn anew, outside any timed region, so that no timed launch reads inputs an earlier
-  // launch has seen (draw > 0 numbers the draws). Fresh: from the generator, with a seed of its own.
-  // Otherwise, cheaper: the values drawn once (source), rotated by an offset of the draw's own, which
-  // keeps every value of the declared distribution and gives each element a value no launch has seen
-  // there. Positional inputs (arange, from_index: their values belong to their indices) stay as placed
-  // once per run, fresh or not (place_positional). Each input's fingerprint as drawn is added up on the
-  // device, to be matched by fingerprint_after_launches().
-  void redraw(std::uint64_t draw, bool fresh) {
+  // launch has seen (draw > 0 numbers the draws; the same draw writes the same values again). Each set from
+  // the generator, with a seed of the draw's own and the input's own random stream: no set is a rotation,
+  // shift, reordering or part of another, so a kernel that recognises inputs it has seen in another
+  // arrangement meets none (the sum of a rotated set is the old sum; a fresh set's is not). Positional
+  // inputs (arange, from_index: their values belong to their indices) stay as placed once per run
+  // (place_positional), copied back in case a launch wrote them. Each input's fingerprint as drawn is added
+  // up on the device, to be matched by fingerprint_after_launches().
+  void redraw(std::uint64_t draw) {
     for_each_drawn([&](const buffer_slot& slot, std::size_t stream_id, timed_buffer& timed) {
       const std::size_t elements = timed.sets.bytes() / info(slot.type).size;
-      const bool positional = slot.init.positional();
-      if (fresh && !positional) {
-        fill_random(timed.sets.data(), slot.type, elements, slot.init, draw_seed(draw), stream_id, devices_.stream_of(slot));
+      if (slot.init.positional()) {
+        KBENCH_HIP_CHECK(hipMemcpyAsync(timed.sets.data(), timed.positional.data(), timed.sets.bytes(),
+                                        hipMemcpyDeviceToDevice, devices_.stream_of(slot)));
       } else {
-        const std::size_t offset = positional || elements < 2 ? 0 : 1 + mix_seed(draw_seed(draw) ^ stream_id) % (elements - 1);
-        rotate_elements(timed.sets.data(), timed.source.data(), slot.type, elements, offset, devices_.stream_of(slot));
+        fill_random(timed.sets.data(), slot.type, elements, slot.init, draw_seed(draw), stream_id, devices_.stream_of(slot));
       }
     });
     fingerprint_inputs(0);
@@ -239,8 +234,8 @@ class timed_input_sets {
   // sets, set k would start at index k times the set's length, and the padding would hold values too. A
   // position beyond the input, or an index past the end of a table, is no value the case declared.
   // Drawn once per timing run with a seed of its own, and then kept: evaluating a function of the index
-  // on the host again before every sample would cost a host pass and a copy per sample, and rotated, a
-  // value would leave the index it belongs to. The other inputs are still drawn anew for every sample.
+  // on the host again before every sample would cost a host pass and a copy per sample. The other inputs
+  // are drawn anew for every sample.
   void place_positional(const buffer_slot& slot, std::size_t stream_id, set_block& block) {
     const hipStream_t stream = devices_.stream_of(slot);
     draw_buffer(block.at(0), slot, draw_seed(~0ull), stream_id, stream);

@@ -122,11 +122,11 @@ class timing_run {
     setup.set_bytes = timed_input_sets::bytes_per_set(layout_);
     std::size_t free_bytes = 0, total_bytes = 0;
     KBENCH_HIP_CHECK(hipMemGetInfo(&free_bytes, &total_bytes));
-    // Each set twice over: the sets, and the values their cheap redraws rearrange.
+    // Half of what is free: the sets, and at most as much again (positional inputs' values placed once).
     setup.sets = plan_input_sets(options_, setup.set_bytes, flush(), free_bytes / 2, mode_);
     const input_set_plan& plan = setup.sets;
     per_sample_ = plan.launches_per_sample;
-    // Batch mode's output copies (timing_plan.hpp), in what the sets, their sources and copies leave.
+    // Batch mode's output copies (timing_plan.hpp), in what the sets, positional values and copies leave.
     const std::size_t sets_bytes = 4 * static_cast<std::size_t>(plan.sets) * setup.set_bytes;
     const std::size_t left = free_bytes > sets_bytes ? (free_bytes - sets_bytes) / 2 : 0;
     output_copies_ = timed_input_sets::plan_copies(layout_, per_sample_, gpu_.l2_bytes, left);
@@ -207,7 +207,7 @@ class timing_run {
     const bool rewrite = !flush_;
     if (first || rewrite) {
       devices_.fork();  // the other GPUs' sets are written after the launches before
-      sets_->redraw(static_cast<std::uint64_t>(draws_), false);
+      sets_->redraw(static_cast<std::uint64_t>(draws_));
     }
     if (target == side::reference && flush_) {
       sets_->restore_in_place(side::reference, per_sample_);
@@ -258,7 +258,7 @@ class timing_run {
                                             &into == &fresh ? "a latency launch" : "a seen-inputs launch"));
     };
     for (int i = 0; i < seen_pairs; ++i) {
-      sets_->redraw(static_cast<std::uint64_t>(++draws_), true);  // every set drawn anew, from the generator
+      sets_->redraw(static_cast<std::uint64_t>(++draws_));  // every set drawn anew
       single(fresh);
       single(seen);
       sets_->fingerprint_after_launches();  // keeps the sums paired (the audit has checked them already)
@@ -267,7 +267,7 @@ class timing_run {
     // queued behind a spin.
     std::vector<double> hot;
     for (int i = 0; i < seen_pairs; ++i) {
-      sets_->redraw(static_cast<std::uint64_t>(++draws_), false);
+      sets_->redraw(static_cast<std::uint64_t>(++draws_));
       sets_->prepare_outputs(side::optimized, 1);
       flushes_.before_timed(nullptr);
       spin_.enqueue(stream(), 20e-6);
