@@ -307,6 +307,14 @@ function(kbench_add_code_object target)
   set_target_properties(${target} PROPERTIES KBENCH_CODE_OBJECT "${_output}")
 endfunction()
 
+# A CTest test that runs <target>'s program with <args>. CTest looks for a test's first word when it only
+# lists the tests too (ctest -N), and printed some 30 lines for each program not built yet: the first word is the
+# shell, which exec's the program, so that the test's process is the program itself (its exit status, a
+# signal, a timeout's kill), as when CTest starts it.
+function(_kbench_add_program_test test target)
+  add_test(NAME ${test} COMMAND /bin/sh -c "exec \"$0\" \"$@\"" "$<TARGET_FILE:${target}>" ${ARGN})
+endfunction()
+
 # Writes a generated source whose first line says what it is (<role>), only when its text changes (so that a
 # reconfigure rebuilds nothing).
 function(_kbench_generate path role text)
@@ -454,12 +462,12 @@ function(_kbench_add_kernel_test name)
     foreach(_mode correctness perf)
       if(_variant STREQUAL "single")
         set(_test ${PROJECT_NAME}.${name}.${_mode})
-        add_test(NAME ${_test} COMMAND ${name} ${_mode})
+        _kbench_add_program_test(${_test} ${name} ${_mode})
         set_tests_properties(${_test} PROPERTIES LABELS "${_mode};gpu;${ARG_LABELS}" RESOURCE_GROUPS "gpus:1")
       else()
         string(REPLACE "gpus" "" _count "${_variant}")
         set(_test ${PROJECT_NAME}.${name}.${_variant}.${_mode})
-        add_test(NAME ${_test} COMMAND ${name} ${_mode} --device-count ${_count})
+        _kbench_add_program_test(${_test} ${name} ${_mode} --device-count ${_count})
         set_tests_properties(${_test} PROPERTIES LABELS "${_mode};gpu;multi_gpu;${_variant};${ARG_LABELS}"
                              RESOURCE_GROUPS "${_count},gpus:1")
       endif()
@@ -472,7 +480,7 @@ function(_kbench_add_kernel_test name)
   endforeach()
   # Every case's declaration at every shape, instantiated on the host: a broken declaration fails here
   # too, on machines without a GPU.
-  add_test(NAME ${PROJECT_NAME}.${name}.declarations COMMAND ${name} list)
+  _kbench_add_program_test(${PROJECT_NAME}.${name}.declarations ${name} list)
   set_tests_properties(${PROJECT_NAME}.${name}.declarations PROPERTIES LABELS "declarations;${ARG_LABELS}"
                        TIMEOUT ${ARG_TIMEOUT})
   # Every kernel's registers, LDS, scratch and waves per SIMD (NVIDIA: registers, shared memory, stack and
@@ -485,7 +493,7 @@ function(_kbench_add_kernel_test name)
     endif()
   endforeach()
   if(KBENCH_GPU_PLATFORM STREQUAL "amd" OR _kbench_cubins)
-    add_test(NAME ${PROJECT_NAME}.${name}.resources COMMAND ${name} resources)
+    _kbench_add_program_test(${PROJECT_NAME}.${name}.resources ${name} resources)
     set_tests_properties(${PROJECT_NAME}.${name}.resources PROPERTIES LABELS "resources;${ARG_LABELS}"
                          TIMEOUT ${ARG_TIMEOUT})
   endif()
