@@ -27,6 +27,8 @@
 #           kbench_add_code_object(<target> SOURCE <file> [INCLUDE_DIRECTORIES ..] [OPTIONS ..]): one kernel
 #           source compiled apart into a code object file for the build's architectures, for
 #           kbench/contract/code_object.hpp; its path in <target>'s property KBENCH_CODE_OBJECT.
+#           kbench_add_triton_kernel(<target> SOURCE <file.py> KERNEL <name> SIGNATURE ..): a Triton kernel
+#           compiled ahead of time into a code object, with a header of what a launch needs.
 
 include_guard(GLOBAL)
 cmake_minimum_required(VERSION 3.24)
@@ -305,6 +307,54 @@ function(kbench_add_code_object target)
                      COMMENT "kbench: code object ${target} from ${ARG_SOURCE}")
   add_custom_target(${target} DEPENDS "${_output}")
   set_target_properties(${target} PROPERTIES KBENCH_CODE_OBJECT "${_output}")
+endfunction()
+
+# kbench_add_triton_kernel(<target> SOURCE <file.py> KERNEL <name> SIGNATURE <name=type,...>
+# [CONSTEXPRS <name=value,...>] [NUM_WARPS <n>] [PYTHON <python3>]): a @triton.jit kernel compiled ahead of
+# time by Triton's own compiler (cmake/kbench-triton-compile.py, run by a python3 that imports triton) for the
+# build's first architecture (NVIDIA: CMAKE_CUDA_ARCHITECTURES, a cubin; AMD: GPU_TARGETS, an hsaco), with a
+# header <target>.h of what a launch needs (the file's path, the kernel's name, block, shared memory,
+# constexprs, and launch(), which appends the pointers Triton adds to the kernel's parameters). A custom
+# target <target> builds both; its property KBENCH_TRITON_INCLUDE_DIR is the header's folder.
+set(KBENCH_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "kbench's cmake folder, for its scripts")
+function(kbench_add_triton_kernel target)
+  cmake_parse_arguments(ARG "" "SOURCE;KERNEL;SIGNATURE;CONSTEXPRS;NUM_WARPS;PYTHON" "" ${ARGN})
+  if(NOT ARG_SOURCE OR NOT ARG_KERNEL OR NOT ARG_SIGNATURE OR KBENCH_GPU_PLATFORM STREQUAL "none")
+    message(FATAL_ERROR "kbench_add_triton_kernel(${target}): give SOURCE, KERNEL and SIGNATURE, on the amd or nvidia platform")
+  endif()
+  if(NOT ARG_NUM_WARPS)
+    set(ARG_NUM_WARPS 4)
+  endif()
+  if(NOT ARG_PYTHON)
+    find_program(KBENCH_PYTHON3 python3)
+    set(ARG_PYTHON "${KBENCH_PYTHON3}")
+  endif()
+  if(KBENCH_GPU_PLATFORM STREQUAL "nvidia")
+    list(GET CMAKE_CUDA_ARCHITECTURES 0 _arch)
+    string(REGEX REPLACE "^([0-9]+)[a-z]?(-real|-virtual)?$" "\\1" _arch "${_arch}")
+    if(NOT _arch MATCHES "^[0-9]+$")
+      message(FATAL_ERROR "kbench_add_triton_kernel(${target}): Triton compiles for one sm: set CMAKE_CUDA_ARCHITECTURES to it")
+    endif()
+    set(_target "cuda:${_arch}")
+    set(_output "${CMAKE_CURRENT_BINARY_DIR}/${target}.cubin")
+  else()
+    list(GET GPU_TARGETS 0 _arch)
+    set(_target "hip:${_arch}")
+    set(_output "${CMAKE_CURRENT_BINARY_DIR}/${target}.hsaco")
+  endif()
+  get_filename_component(_source "${ARG_SOURCE}" ABSOLUTE)
+  set(_include "${CMAKE_CURRENT_BINARY_DIR}/${target}_include")
+  set(_script "${KBENCH_CMAKE_DIR}/kbench-triton-compile.py")
+  add_custom_command(OUTPUT "${_output}" "${_include}/${target}.h"
+                     COMMAND "${CMAKE_COMMAND}" -E make_directory "${_include}"
+                     COMMAND "${ARG_PYTHON}" "${_script}" --source "${_source}" --kernel "${ARG_KERNEL}"
+                             --signature "${ARG_SIGNATURE}" --constexprs "${ARG_CONSTEXPRS}" --num-warps ${ARG_NUM_WARPS}
+                             --target "${_target}" --output "${_output}" --header "${_include}/${target}.h"
+                             --namespace "${target}"
+                     DEPENDS "${_source}" "${_script}" VERBATIM
+                     COMMENT "kbench: Triton kernel ${ARG_KERNEL} from ${ARG_SOURCE} for ${_target}")
+  add_custom_target(${target} DEPENDS "${_output}" "${_include}/${target}.h")
+  set_target_properties(${target} PROPERTIES KBENCH_CODE_OBJECT "${_output}" KBENCH_TRITON_INCLUDE_DIR "${_include}")
 endfunction()
 
 # A CTest test that runs <target>'s program with <args>. CTest looks for a test's first word when it only
