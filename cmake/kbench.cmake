@@ -27,6 +27,8 @@
 #           kbench_add_code_object(<target> SOURCE <file> [INCLUDE_DIRECTORIES ..] [OPTIONS ..]): one kernel
 #           source compiled apart into a code object file for the build's architectures, for
 #           kbench/contract/code_object.hpp; its path in <target>'s property KBENCH_CODE_OBJECT.
+#           kbench_add_triton_kernel(<target> SOURCE <file.py> KERNEL <name> SIGNATURE ..): a Triton kernel
+#           compiled ahead of time into a code object, with a header of what a launch needs.
 
 include_guard(GLOBAL)
 cmake_minimum_required(VERSION 3.24)
@@ -307,6 +309,62 @@ function(kbench_add_code_object target)
   set_target_properties(${target} PROPERTIES KBENCH_CODE_OBJECT "${_output}")
 endfunction()
 
+# kbench_add_triton_kernel(<target> SOURCE <file.py> KERNEL <name> SIGNATURE <name=type,...>
+# [CONSTEXPRS <name=value,...>] [NUM_WARPS <n>] [PYTHON <python3>]): a @triton.jit kernel compiled ahead of
+# time by Triton's own compiler (cmake/kbench-triton-compile.py, run by a python3 that imports triton) for the
+# build's first architecture (NVIDIA: CMAKE_CUDA_ARCHITECTURES, a cubin; AMD: GPU_TARGETS, an hsaco), with a
+# header <target>.h of what a launch needs (the file's path, the kernel's name, block, shared memory,
+# constexprs, and launch(), which appends the pointers Triton adds to the kernel's parameters). A custom
+# target <target> builds both; its property KBENCH_TRITON_INCLUDE_DIR is the header's folder.
+set(KBENCH_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}" CACHE INTERNAL "kbench's cmake folder, for its scripts")
+function(kbench_add_triton_kernel target)
+  cmake_parse_arguments(ARG "" "SOURCE;KERNEL;SIGNATURE;CONSTEXPRS;NUM_WARPS;PYTHON" "" ${ARGN})
+  if(NOT ARG_SOURCE OR NOT ARG_KERNEL OR NOT ARG_SIGNATURE OR KBENCH_GPU_PLATFORM STREQUAL "none")
+    message(FATAL_ERROR "kbench_add_triton_kernel(${target}): give SOURCE, KERNEL and SIGNATURE, on the amd or nvidia platform")
+  endif()
+  if(NOT ARG_NUM_WARPS)
+    set(ARG_NUM_WARPS 4)
+  endif()
+  if(NOT ARG_PYTHON)
+    find_program(KBENCH_PYTHON3 python3)
+    set(ARG_PYTHON "${KBENCH_PYTHON3}")
+  endif()
+  if(KBENCH_GPU_PLATFORM STREQUAL "nvidia")
+    list(GET CMAKE_CUDA_ARCHITECTURES 0 _arch)
+    string(REGEX REPLACE "^([0-9]+)[a-z]?(-real|-virtual)?$" "\\1" _arch "${_arch}")
+    if(NOT _arch MATCHES "^[0-9]+$")
+      message(FATAL_ERROR "kbench_add_triton_kernel(${target}): Triton compiles for one sm: set CMAKE_CUDA_ARCHITECTURES to it")
+    endif()
+    set(_target "cuda:${_arch}")
+    set(_output "${CMAKE_CURRENT_BINARY_DIR}/${target}.cubin")
+  else()
+    list(GET GPU_TARGETS 0 _arch)
+    set(_target "hip:${_arch}")
+    set(_output "${CMAKE_CURRENT_BINARY_DIR}/${target}.hsaco")
+  endif()
+  get_filename_component(_source "${ARG_SOURCE}" ABSOLUTE)
+  set(_include "${CMAKE_CURRENT_BINARY_DIR}/${target}_include")
+  set(_script "${KBENCH_CMAKE_DIR}/kbench-triton-compile.py")
+  add_custom_command(OUTPUT "${_output}" "${_include}/${target}.h"
+                     COMMAND "${CMAKE_COMMAND}" -E make_directory "${_include}"
+                     COMMAND "${ARG_PYTHON}" "${_script}" --source "${_source}" --kernel "${ARG_KERNEL}"
+                             --signature "${ARG_SIGNATURE}" --constexprs "${ARG_CONSTEXPRS}" --num-warps ${ARG_NUM_WARPS}
+                             --target "${_target}" --output "${_output}" --header "${_include}/${target}.h"
+                             --namespace "${target}"
+                     DEPENDS "${_source}" "${_script}" VERBATIM
+                     COMMENT "kbench: Triton kernel ${ARG_KERNEL} from ${ARG_SOURCE} for ${_target}")
+  add_custom_target(${target} DEPENDS "${_output}" "${_include}/${target}.h")
+  set_target_properties(${target} PROPERTIES KBENCH_CODE_OBJECT "${_output}" KBENCH_TRITON_INCLUDE_DIR "${_include}")
+endfunction()
+
+# A CTest test that runs <target>'s program with <args>. CTest looks for a test's first word when it only
+# lists the tests too (ctest -N), and printed some 30 lines for each program not built yet: the first word is the
+# shell, which exec's the program, so that the test's process is the program itself (its exit status, a
+# signal, a timeout's kill), as when CTest starts it.
+function(_kbench_add_program_test test target)
+  add_test(NAME ${test} COMMAND /bin/sh -c "exec \"$0\" \"$@\"" "$<TARGET_FILE:${target}>" ${ARGN})
+endfunction()
+
 # Writes a generated source whose first line says what it is (<role>), only when its text changes (so that a
 # reconfigure rebuilds nothing).
 function(_kbench_generate path role text)
@@ -454,12 +512,12 @@ function(_kbench_add_kernel_test name)
     foreach(_mode correctness perf)
       if(_variant STREQUAL "single")
         set(_test ${PROJECT_NAME}.${name}.${_mode})
-        add_test(NAME ${_test} COMMAND ${name} ${_mode})
+        _kbench_add_program_test(${_test} ${name} ${_mode})
         set_tests_properties(${_test} PROPERTIES LABELS "${_mode};gpu;${ARG_LABELS}" RESOURCE_GROUPS "gpus:1")
       else()
         string(REPLACE "gpus" "" _count "${_variant}")
         set(_test ${PROJECT_NAME}.${name}.${_variant}.${_mode})
-        add_test(NAME ${_test} COMMAND ${name} ${_mode} --device-count ${_count})
+        _kbench_add_program_test(${_test} ${name} ${_mode} --device-count ${_count})
         set_tests_properties(${_test} PROPERTIES LABELS "${_mode};gpu;multi_gpu;${_variant};${ARG_LABELS}"
                              RESOURCE_GROUPS "${_count},gpus:1")
       endif()
@@ -472,7 +530,7 @@ function(_kbench_add_kernel_test name)
   endforeach()
   # Every case's declaration at every shape, instantiated on the host: a broken declaration fails here
   # too, on machines without a GPU.
-  add_test(NAME ${PROJECT_NAME}.${name}.declarations COMMAND ${name} list)
+  _kbench_add_program_test(${PROJECT_NAME}.${name}.declarations ${name} list)
   set_tests_properties(${PROJECT_NAME}.${name}.declarations PROPERTIES LABELS "declarations;${ARG_LABELS}"
                        TIMEOUT ${ARG_TIMEOUT})
   # Every kernel's registers, LDS, scratch and waves per SIMD (NVIDIA: registers, shared memory, stack and
@@ -485,7 +543,7 @@ function(_kbench_add_kernel_test name)
     endif()
   endforeach()
   if(KBENCH_GPU_PLATFORM STREQUAL "amd" OR _kbench_cubins)
-    add_test(NAME ${PROJECT_NAME}.${name}.resources COMMAND ${name} resources)
+    _kbench_add_program_test(${PROJECT_NAME}.${name}.resources ${name} resources)
     set_tests_properties(${PROJECT_NAME}.${name}.resources PROPERTIES LABELS "resources;${ARG_LABELS}"
                          TIMEOUT ${ARG_TIMEOUT})
   endif()

@@ -303,8 +303,8 @@ TEST_CASE("handles give memory only inside a launch", "[declaration]") {
 }
 
 TEST_CASE("scratch memory: sized, named once, never an output, memory only inside a launch", "[declaration][scratch]") {
-  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.scratch<float>("s", 0); }),
-                    contains("buffer 's' has extent 0"));
+  CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) { (void)c.scratch<float>("s", -1); }),
+                    contains("scratch 's' has count -1: a count must be >= 0"));
   CHECK_THROWS_WITH(declare([](kbench::kernel_case& c) {
                       (void)c.input<float>("x", {4});
                       (void)c.scratch<float>("x", 4);
@@ -318,11 +318,10 @@ TEST_CASE("scratch memory: sized, named once, never an output, memory only insid
                       c.optimized(noop);
                     }),
                     contains("declares no output"));
-  // A library's size query may answer 0 bytes: one byte is allocated, so the handle is never null.
   kbench::kernel_case c("scratch", {{"n", 64}});
   auto none = c.scratch_bytes("temporary storage", 0);
   auto some = c.scratch_bytes("more", 1000);
-  CHECK(none.bytes() == 1);
+  CHECK(none.bytes() == 0);
   CHECK(some.bytes() == 1000);
   CHECK_THROWS_WITH((void)static_cast<void*>(some), contains("buffer 'more' has no device memory here"));
   // A size a library asks the GPU for: not asked at declaration (a machine without a GPU declares too).
@@ -334,11 +333,33 @@ TEST_CASE("scratch memory: sized, named once, never an output, memory only insid
   CHECK_FALSE(asked);
   CHECK(queried.bytes() == 1);
   const auto buffers = kbench::detail::declared(c).declared_buffers();
-  REQUIRE(buffers.size() == 3);
-  CHECK(buffers[1].role == kbench::buffer_role::scratch);
-  CHECK(std::string(kbench::role_name(buffers[1].role)) == "scratch");
-  CHECK_FALSE(buffers[1].sized_when_opened);
-  CHECK(buffers[2].sized_when_opened);
+  REQUIRE(buffers.size() == 2);  // 0 bytes declare none
+  CHECK(buffers[0].role == kbench::buffer_role::scratch);
+  CHECK(std::string(kbench::role_name(buffers[0].role)) == "scratch");
+  CHECK_FALSE(buffers[0].sized_when_opened);
+  CHECK(buffers[1].sized_when_opened);
+}
+
+TEST_CASE("scratch of 0 at a shape: a null handle, nothing declared", "[declaration][scratch]") {
+  // A workspace only some shapes use: elsewhere its count is 0, its handle null (as input_if's absent
+  // buffers), and it is not among the buffers that kbench allocates, poisons, guards or lists.
+  kbench::kernel_case c("scratch", {{"n", 64}});
+  auto x = c.input<float>("x", {64});
+  auto y = c.output<float>("y", {64});
+  auto none = c.scratch<float>("partials", 0);
+  auto none_bytes = c.scratch_bytes("temporary storage", 0);
+  c.reference([=](hipStream_t) { (void)x, (void)y, (void)none; });
+  c.optimized(noop);
+  CHECK_NOTHROW(kbench::detail::declared(c).validate());
+  CHECK_FALSE(none.present());
+  CHECK(none.get() == nullptr);
+  CHECK(static_cast<void*>(none_bytes) == nullptr);
+  CHECK(none.size() == 0);
+  CHECK(none.bytes() == 0);
+  CHECK(none_bytes.bytes() == 0);
+  CHECK(kbench::detail::declared(c).declared_buffers().size() == 2);
+  // Its name stays taken at that shape, as an absent input's does.
+  CHECK_THROWS_WITH((void)c.output<float>("partials", {4}), contains("declares buffer 'partials' twice"));
 }
 
 int main(int argc, char** argv) { return kbench_test::run_catch2(argc, argv); }

@@ -50,7 +50,7 @@ struct buffer_slot {
   detail::callable<std::size_t()> bytes_query;  // scratch sized when the case is opened on its GPU
   void* device = nullptr;                // bound while kbench runs a launch
   double* host = nullptr;                // bound while kbench runs a host reference
-  bool absent = false;                   // not used at this shape (input_if, output_if): never bound, null
+  bool absent = false;                   // not used at this shape (input_if, output_if, scratch of 0): null
   bool edge_values = true;               // drawn: also at other magnitudes and special values (edge_values.hpp)
 
   // Rows (every extent but the last) and the elements of one row.
@@ -137,13 +137,16 @@ template <class T>
 class scratch_ref {
  public:
   explicit scratch_ref(detail::buffer_slot* slot) : slot_(slot) {}
+  // Null where the scratch is absent (a count of 0 at this shape).
   [[nodiscard]] T* get() const {
-    if (!slot_->device) detail::throw_unbound(*slot_, "device memory");
+    if (!slot_->device && !slot_->absent) detail::throw_unbound(*slot_, "device memory");
     return static_cast<T*>(slot_->device);
   }
   operator T*() const { return get(); }
   [[nodiscard]] std::size_t size() const { return slot_->size; }
-  [[nodiscard]] std::size_t bytes() const { return slot_->storage_bytes(); }
+  [[nodiscard]] std::size_t bytes() const { return slot_->absent ? 0 : slot_->storage_bytes(); }
+  // Whether this shape has any (a count of 0 declares none).
+  [[nodiscard]] bool present() const { return !slot_->absent; }
   [[nodiscard]] detail::buffer_slot* slot() const { return slot_; }
 
  private:

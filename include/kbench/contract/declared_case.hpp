@@ -71,7 +71,10 @@ struct declared_case {
   // range of its type.
   buffer_slot& add_drawn(std::string buffer_name, buffer_role role, dtype type,
                          std::initializer_list<std::int64_t> extents, const distribution& init);
-  // A buffer the shape does not use (input_if(), output_if()): its name taken, nothing else of it kept.
+  // Scratch of `count` elements (kernel_case's scratch()): absent at a count of 0, an error below it.
+  buffer_slot& add_scratch(std::string buffer_name, dtype type, std::int64_t count);
+  // A buffer the shape does not use (input_if(), output_if(), a scratch of 0): its name taken, nothing else
+  // of it kept.
   // It is not among `buffers`, so nothing allocates, draws, binds, compares, times or lists it.
   buffer_slot& add_absent(std::string buffer_name, buffer_role role, dtype type);
 

@@ -102,15 +102,17 @@ class kernel_case {
 
   // Device memory a side needs beside its inputs and outputs (a library's temporary storage, partials
   // between kernels): each side's own `count` elements, poisoned before every checked launch, guarded (a
-  // write past either end is reported), never compared and not part of the work model.
+  // write past either end is reported), never compared and not part of the work model. A count of 0 (only
+  // some shapes use it) declares none at this shape: a null handle, as input_if()'s absent ones.
   template <class T>
   [[nodiscard]] scratch_ref<T> scratch(std::string buffer_name, std::int64_t count) {
-    return scratch_ref<T>(&declared_.add_buffer(std::move(buffer_name), buffer_role::scratch, dtype_v<T>, {count}));
+    return scratch_ref<T>(&declared_.add_scratch(std::move(buffer_name), dtype_v<T>, count));
   }
-  // `bytes` of scratch memory (a library's size query may say 0: one byte then).
+  // `bytes` of scratch memory; 0 declares none at this shape, as scratch(name, 0) does.
   [[nodiscard]] scratch_ref<std::uint8_t> scratch_bytes(std::string buffer_name, std::size_t bytes);
   // Bytes a library asks the GPU for (CUB's query does): `query` runs when the case is opened on its GPU,
-  // before any launch or capture, never when a case is only declared (`<program> list`, no GPU).
+  // before any launch or capture, never when a case is only declared (`<program> list`, no GPU). A query
+  // that answers 0 gets one byte: the case's buffers are laid out by then, and the handle is never null.
   template <class Query, class = std::enable_if_t<std::is_invocable_r_v<std::size_t, Query&>>>
   [[nodiscard]] scratch_ref<std::uint8_t> scratch_bytes(std::string buffer_name, Query query) {
     scratch_ref<std::uint8_t> ref = scratch<std::uint8_t>(std::move(buffer_name), 1);

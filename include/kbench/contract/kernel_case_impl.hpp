@@ -86,6 +86,15 @@ buffer_slot& declared_case::add_drawn(std::string buffer_name, buffer_role role,
   return slot;
 }
 
+buffer_slot& declared_case::add_scratch(std::string buffer_name, dtype type, std::int64_t count) {
+  if (count < 0) {
+    fail("scratch '" + buffer_name + "' has count " + std::to_string(count) +
+         ": a count must be >= 0 (0: no scratch at this shape, a null handle)");
+  }
+  if (count == 0) return add_absent(std::move(buffer_name), buffer_role::scratch, type);
+  return add_buffer(std::move(buffer_name), buffer_role::scratch, type, {count});
+}
+
 buffer_slot& declared_case::add_absent(std::string buffer_name, buffer_role role, dtype type) {
   auto slot = new_slot(*this, std::move(buffer_name), role, type);
   slot->absent = true;
@@ -173,7 +182,7 @@ bool kernel_case::flag(std::string_view dimension) const {
 
 scratch_ref<std::uint8_t> kernel_case::scratch_bytes(std::string buffer_name, std::size_t bytes) {
   if (bytes > std::size_t{INT64_MAX}) fail("scratch '" + buffer_name + "' is too large");
-  return scratch<std::uint8_t>(std::move(buffer_name), std::max<std::int64_t>(1, static_cast<std::int64_t>(bytes)));
+  return scratch<std::uint8_t>(std::move(buffer_name), static_cast<std::int64_t>(bytes));
 }
 
 int kernel_case::devices(int count) {
