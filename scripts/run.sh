@@ -56,8 +56,8 @@ run_on_gpu() {
     -j "$((gpus * slots))" > "$reports/correctness.log" 2>&1 || correctness=$?
   grep -E "^[0-9]+: (PASS|FAIL) |^[0-9]+: +(!|-) |Test +#|tests passed|FAILED" "$reports/correctness.log" || true
   # Timing checks each case again before it times it; where the correctness stage just passed on these same
-  # programs, that first check leaves out the extended checks (edges, every misalignment) it already made:
-  # about a quarter of the timing stage on the H200. Run alone (ctest -L perf), perf makes them all.
+  # programs, that check is a later seed's (--quick): the probe of the tolerance, the reruns under load, the
+  # oracle, the misalignments and the edges were just made. Run alone (ctest -L perf), perf makes them all.
   local quick=0
   [ "$correctness" -ne 0 ] || quick=1
   stage "timing on the $gpu GPU(s)$([ "$quick" -eq 0 ] || echo ", first checks --quick after the correctness stage")"

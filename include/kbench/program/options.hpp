@@ -205,7 +205,7 @@ inline void declare_output_options(CLI::App& app, run_options& o, option_texts& 
   app.add_flag("--require-gpu", o.require_gpu, "fail, instead of skipping, when no GPU is usable")
       ->envname("KBENCH_REQUIRE_GPU");
   app.add_flag("--quick", o.quick, "skip the extended checks (the shapes around the declared ones, the inputs at the edges, "
-                 "most misalignments)")
+                 "most misalignments); in a perf run, check each case before timing it as a later seed is checked")
       ->envname("KBENCH_QUICK");
   app.add_option("--markdown", o.markdown_path, "write a table of the results as Markdown to this file")
       ->envname("KBENCH_MARKDOWN");

@@ -336,8 +336,8 @@ inline std::string format_stages(const stage_times& stages) {
            "not show what the kernels do in a release build; configure with -DCMAKE_BUILD_TYPE=Release\n";
   }
   if (run.quick) {
-    out += "first checks: --quick, without the extended checks (the inputs at the edges, most misalignments): a "
-           "correctness run of this program makes them\n";
+    out += "first checks: --quick, each a later seed's (the comparison, its guards and poison): the probe of the "
+           "tolerance, the reruns under load, the oracle, the misalignments and the edges are a correctness run's\n";
   }
   out += fmt::format("once per program: opening the device took {}, measuring the copy bandwidth, timer floor and "
                      "arithmetic peaks {}\n",
