@@ -11,7 +11,8 @@
 //   precision     an rmsnorm that sums its squares in fp16, inside the default fp16 tolerance, against a
 //                 double-precision oracle; a correct reordering of the sum must pass
 //   alignment     a vectorised kernel that rounds its pointers down to 16 bytes, and one that assumes them
-//                 aligned; one that checks and falls back to a scalar loop must pass
+//                 aligned; one that checks and falls back to a scalar loop must pass; one that declares
+//                 16-byte alignment and assumes 64-byte lines
 //   census        a declared fusion that launches two kernels, and a side that cannot be captured
 //   padded rows   a kernel that ignores the declared leading dimension, and one that writes the padding
 //                 between rows; one that honours both must pass, checked and timed
@@ -173,7 +174,8 @@ const kbench::shape memo_shape{{"n", std::int64_t{1} << 22}};
 // The sum of the heavy map, memoized on a fingerprint that ignores where each value sits: unchanged by a
 // rotation, a shift or any reordering of the input, as the sum itself is. Timed input sets that are
 // rearrangements of one draw would all hit; sets drawn each from the generator never do.
-__global__ void partial_sums_kernel(const float* x, std::int64_t n, float* partials) {
+// This block's part of the sum (blocks of 256 threads), in partials[blockIdx.x].
+__device__ void block_partial_sum(const float* x, std::int64_t n, float* partials) {
   __shared__ float block[256];
   float mine = 0.0f;
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
@@ -187,6 +189,8 @@ __global__ void partial_sums_kernel(const float* x, std::int64_t n, float* parti
   }
   if (threadIdx.x == 0) partials[blockIdx.x] = block[0];
 }
+
+__global__ void partial_sums_kernel(const float* x, std::int64_t n, float* partials) { block_partial_sum(x, n, partials); }
 
 constexpr int sum_blocks = 1024;
 __global__ void total_kernel(const float* partials, float* total) {
@@ -216,19 +220,8 @@ __global__ void unordered_hash_kernel(const unsigned int* words, std::int64_t n,
 // short by the flag) and keeps it.
 __global__ void memo_partial_sums_kernel(const float* x, std::int64_t n, float* partials, const unsigned long long* hash,
                                          const unsigned long long* keys) {
-  if (find_key(keys, *hash) >= 0) return;
-  __shared__ float block[256];
-  float mine = 0.0f;
-  for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    mine += heavy(x[i]);
-  }
-  block[threadIdx.x] = mine;
-  __syncthreads();
-  for (unsigned int half = blockDim.x / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) block[threadIdx.x] += block[threadIdx.x + half];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) partials[blockIdx.x] = block[0];
+  if (find_key(keys, *hash) >= 0) return;  // the same for every thread: no barrier is left half-reached
+  block_partial_sum(x, n, partials);
 }
 
 __global__ void memo_total_kernel(const float* partials, float* total, const unsigned long long* hash,
@@ -559,6 +552,47 @@ void prologue_case(kbench::kernel_case& c) {
   c.tolerance(kbench::tol::exact{});
 }
 
+// y = 2x over 64-byte lines, four float4s a thread, for a case that declares 16-byte alignment: the honest
+// one takes the lines from where the buffers start; the planted one from the 64-byte boundary below them
+// (right only where every buffer starts a line: a view 16, 32 or 48 bytes into a tensor breaks it, and no
+// offset below 16 bytes is ever run for such a case).
+template <bool LineAssumed>
+__global__ void line_double_kernel(const float* x, float* y, std::int64_t n) {
+  const auto* xs = reinterpret_cast<const float4*>(
+      LineAssumed ? reinterpret_cast<std::uintptr_t>(x) & ~std::uintptr_t{63} : reinterpret_cast<std::uintptr_t>(x));
+  auto* ys = reinterpret_cast<float4*>(
+      LineAssumed ? reinterpret_cast<std::uintptr_t>(y) & ~std::uintptr_t{63} : reinterpret_cast<std::uintptr_t>(y));
+  const std::int64_t line = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
+  for (int k = 0; k < 4; ++k) {
+    const std::int64_t v = line * 4 + k;  // the float4 index
+    if (v * 4 + 3 < n) {
+      const float4 a = xs[v];
+      ys[v] = make_float4(2 * a.x, 2 * a.y, 2 * a.z, 2 * a.w);
+    } else {
+      for (std::int64_t i = v * 4; i < n && i < v * 4 + 4; ++i) y[i] = 2 * x[i];
+    }
+  }
+}
+
+template <bool LineAssumed>
+void line_case(kbench::kernel_case& c) {
+  const auto n = c.dim("n");
+  auto x = c.input<float>("x", {n});
+  auto y = c.output<float>("y", {n});
+  c.requires_alignment(16);  // float4 accesses, unchecked
+  c.reference([=](hipStream_t s) {
+    hipLaunchKernelGGL(double_reference_kernel, dim3(static_cast<unsigned int>((n + 255) / 256)), dim3(256), 0, s,
+                       x.get(), y.get(), n);
+    KBENCH_HIP_CHECK_LAUNCH();
+  });
+  c.optimized([=](hipStream_t s) {
+    hipLaunchKernelGGL(line_double_kernel<LineAssumed>, dim3(static_cast<unsigned int>((n / 16 + 256) / 256)),
+                       dim3(256), 0, s, x.get(), y.get(), n);
+    KBENCH_HIP_CHECK_LAUNCH();
+  });
+  c.tolerance(kbench::tol::exact{});
+}
+
 template <pointers P>
 void double_case(kbench::kernel_case& c) {
   const auto n = c.dim("n");
@@ -588,6 +622,18 @@ TEST_CASE("a kernel correct only for aligned pointers is caught, with the offset
   CHECK_FALSE(rounded.passed());
   CHECK(report_of(rounded).find("! with buffers moved 4 bytes off their alignment (inputs and outputs: 'x' +4 B, 'y' +4 "
                                 "B), output 'y' (4 bytes off) disagrees with the reference") != std::string::npos);
+}
+
+TEST_CASE("a kernel that assumes 64-byte lines where it declared 16-byte alignment is caught 16 bytes off",
+          "[trust][alignment]") {
+  const kbench::seed_result honest = check(line_case<false>, small);
+  INFO(report_of(honest));
+  CHECK(honest.passed());
+  const kbench::seed_result planted = check(line_case<true>, small);
+  INFO(report_of(planted));
+  CHECK_FALSE(planted.passed());
+  CHECK(report_of(planted).find("! with buffers moved 16 bytes off their alignment (inputs and outputs: 'x' +16 B, 'y' "
+                                "+16 B), output 'y' (16 bytes off) disagrees with the reference") != std::string::npos);
 }
 
 TEST_CASE("a kernel that checks its input's alignment and assumes its output's is caught with the output off alone",
