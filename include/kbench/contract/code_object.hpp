@@ -14,6 +14,8 @@
 // is wrong: the file missing (by its path), no code object for this device, the kernel missing (with the
 // kernels the file has, where the platform lists them), and arguments that the kernel would read at other
 // offsets or sizes than given (where the platform reads the kernel's own record: module_platform.hpp).
+// Declaring the file records its path (code_object_files.hpp): `<program> resources` lists its kernels,
+// and bounds them, without a GPU.
 #pragma once
 
 #include <fstream>
@@ -26,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "code_object_files.hpp"
 #include "error.hpp"
 #include "hip_check.hpp"
 #include "kernel_arguments.hpp"
@@ -196,8 +199,10 @@ class code_object_kernel {
 class code_object {
  public:
   // The file must be there now: a case that names a missing one fails when it is declared, on any machine.
+  // Its path is kept for `<program> resources` and the census, which list its kernels (code_object_files.hpp).
   explicit code_object(std::string path) : path_(std::move(path)) {
     if (!std::ifstream(path_)) throw usage_error("no code object file " + path_ + " (it is not there, or cannot be read)");
+    detail::code_object_files::instance().add(path_);
   }
   [[nodiscard]] code_object_kernel kernel(std::string name) const { return code_object_kernel(path_, std::move(name)); }
   [[nodiscard]] const std::string& path() const { return path_; }
