@@ -117,6 +117,19 @@ class loaded_modules {
   std::map<const void*, std::string> names_;
 };
 
+// The kernels of code objects this thread launched while a census captured a side (procedure/census_run.hpp
+// sets `capturing`): NVIDIA's runtime cannot read back the graph node of a kernel loaded through its library
+// API, so the census names such a node by the one launch that made it, where there is exactly one.
+struct captured_module_launches {
+  bool capturing = false;
+  int count = 0;
+  const std::string* last = nullptr;  // the name of the last launched: its code_object_kernel outlives the census
+};
+inline captured_module_launches& module_launches_in_capture() {
+  thread_local captured_module_launches launches;
+  return launches;
+}
+
 // For the census (procedure/census_run.hpp), which lists the kernels of a side from a graph's kernel nodes:
 // whether a node's function is a host function that hipLaunchKernel and the runtime's attribute calls take.
 // On AMD a kernel loaded from a code object is a module function instead, read through the module API and
@@ -171,6 +184,11 @@ class code_object_kernel {
     }
     KBENCH_HIP_CHECK(detail::module_launch(k.function, grid, block, shared_bytes, stream, packed.pointers()));
     KBENCH_HIP_CHECK_LAUNCH();
+    detail::captured_module_launches& captured = detail::module_launches_in_capture();
+    if (captured.capturing) {
+      ++captured.count;
+      captured.last = &state_->name;
+    }
   }
 
   [[nodiscard]] const std::string& name() const { return state_->name; }
