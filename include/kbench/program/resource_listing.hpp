@@ -233,10 +233,11 @@ inline int run_resources(program_run& run, const char* program, const run_option
     for (std::string& f : found) failures.push_back(std::move(f));
   }
   for (const std::string& f : failures) std::printf("FAIL %s\n", f.c_str());
-  std::printf("resources: %zu kernels (%zu of them from %zu code object file%s); %zu resource bound%s of the cases "
-              "checked, %d broken\n",
-              kernels.size(), kernels.size() - own.size(), paths.size(), paths.size() == 1 ? "" : "s", bounds.size(),
-              bounds.size() == 1 ? "" : "s", broken);
+  const std::string loaded =
+      paths.empty() ? "" : fmt::format(" ({} of them from {} code object file{})", kernels.size() - own.size(), paths.size(),
+                                       paths.size() == 1 ? "" : "s");
+  std::printf("resources: %zu kernels%s; %zu resource bound%s of the cases checked, %d broken\n", kernels.size(),
+              loaded.c_str(), bounds.size(), bounds.size() == 1 ? "" : "s", broken);
   return kernels.empty() || !failures.empty() ? 1 : 0;
 }
 
