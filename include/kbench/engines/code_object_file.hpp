@@ -38,7 +38,8 @@ inline std::vector<unsigned char> file_bytes(const std::string& path) {
 }
 
 // The sm_XY of a cubin, from its ELF flags: the SM in bits 8-15 from ELF ABI version 8 on (CUDA 13), in
-// bits 0-7 before.
+// bits 0-7 before (LLVM's BinaryFormat/ELF.h: ELFABIVERSION_CUDA_V1 = 7 and EF_CUDA_SM, ELFABIVERSION_CUDA_V2
+// = 8 and EF_CUDA_SM_MASK).
 inline std::string cubin_target(const byte_view& cubin) {
   const std::uint32_t flags = cubin.at<std::uint32_t>(0x30);
   const unsigned sm = cubin.at<std::uint8_t>(8) >= 8 ? (flags >> 8) & 0xffu : flags & 0xffu;
