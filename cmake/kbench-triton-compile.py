@@ -9,7 +9,7 @@ and a C++ header with what a launch of it needs.
 
 --signature gives every parameter that is not a constexpr, with Triton's type names (*fp32, i32, fp32, ...);
 --constexprs the others' values. The header (namespace --namespace) holds the code object's path, the kernel's
-name, the block (num_warps times the warp size), the shared memory, the constexprs and launch(): the
+name, its target (sm_90, gfx90a: for a resource bound), the block (num_warps times the warp size), the shared memory, the constexprs and launch(): the
 kernel's own arguments, then the pointers that Triton 3.3 and later append to the kernel's parameters (its
 global scratch, and since 3.5 or so a profiling buffer). How many there are is read from the compiled
 kernel's own parameter list, not from the version, since it changed between versions.
@@ -60,6 +60,11 @@ def target_of(text):
     if backend == "hip":
         return GPUTarget("hip", arch, 64 if arch.startswith("gfx9") else 32)  # CDNA and GCN run waves of 64
     sys.exit(f"kbench-triton-compile: target '{text}' is neither cuda:<sm> nor hip:<gfx>")
+
+
+def target_name(target):
+    """The code object's target as kbench's `resources` names it: sm_90, gfx90a (without its features)."""
+    return f"sm_{target.arch}" if target.backend == "cuda" else str(target.arch).split(":")[0]
 
 
 def compile_kernel(fn, signature, constexprs, target, num_warps):
@@ -139,6 +144,7 @@ def main():
         f"namespace {args.namespace} {{",
         f"constexpr const char* code_object = \"{Path(args.output).resolve()}\";",
         f"constexpr const char* kernel_name = \"{meta.name}\";",
+        f"constexpr const char* target = \"{target_name(target)}\";  // as `resources` names it, for a bound",
         f"constexpr unsigned int block_threads = {block};  // {meta.num_warps} warps of {target.warp_size}",
         f"constexpr unsigned int shared_bytes = {meta.shared};",
         f"constexpr std::size_t global_scratch_bytes = {global_scratch};  // per program (block); 0: a null pointer",

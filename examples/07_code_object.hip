@@ -3,7 +3,8 @@
 //
 // y = a * x, fp32, against a reference kernel compiled here. The file (examples/07_code_object/
 // scale_kernel.hip, built by kbench_add_code_object) reaches the program as a compile definition; a missing
-// file fails the case when it is declared, naming the path.
+// file fails the case when it is declared, naming the path. `<program> resources` lists the file's kernels
+// too, and checks the case's bounds on them.
 #include <kbench/compare.hpp>
 #include <kbench/contract/code_object.hpp>
 
@@ -28,6 +29,8 @@ static void scale(kbench::kernel_case& c) {
   const kbench::code_object file(KBENCH_EXAMPLE_CODE_OBJECT);
   const kbench::code_object_kernel scale_kernel = file.kernel("scale_kernel");
   c.optimized([=](hipStream_t s) { scale_kernel.launch(dim3(blocks), dim3(256), 0, s, x, y, a, n); });
+  // Its resources as the file holds them, checked by `<program> resources` without a GPU.
+  c.expect_resources("scale_kernel").spills_none().scratch_at_most(0).lds_at_most(0).waves_at_least(8).warps_at_least(64);
   c.tolerance(kbench::tol::exact{});  // one product each, rounded the same way
   c.bytes_moved(2.0 * 4 * n);
   c.flops(1.0 * n);

@@ -2,9 +2,10 @@
 // (kbench_add_triton_kernel: Triton's own compiler, run by python3) and loaded from its code object.
 //
 // y = relu(x + bias), fp32, against a HIP kernel compiled here. The header generated with the code object
-// (example_09_add_relu.h) holds what a launch needs: the file, the kernel's name, its block (Triton's warps),
-// its shared memory, BLOCK, and launch(), which passes the pointers Triton appends to the kernel's own
-// parameters (its global scratch, and in newer Triton a profiling buffer) after the case's arguments.
+// (example_09_add_relu.h) holds what a launch needs: the file, the kernel's name, its target, its block
+// (Triton's warps), its shared memory, BLOCK, and launch(), which passes the pointers Triton appends to the
+// kernel's own parameters (its global scratch, and in newer Triton a profiling buffer) after the case's
+// arguments.
 #include <kbench/compare.hpp>
 #include <kbench/contract/code_object.hpp>
 
@@ -32,6 +33,8 @@ static void add_relu(kbench::kernel_case& c) {
   const kbench::code_object_kernel kernel = kbench::code_object(triton::code_object).kernel(triton::kernel_name);
   const auto n32 = static_cast<std::int32_t>(n);  // the kernel's n is an i32
   c.optimized([=](hipStream_t s) { triton::launch(kernel, dim3(blocks), s, scratch, x, bias, y, n32); });
+  // Checked by `<program> resources` on the file, without a GPU; for its one target, the build's first.
+  c.expect_resources(triton::kernel_name, triton::target).spills_none().scratch_at_most(0);
   c.tolerance(kbench::tol::exact{});  // one rounding (x + bias), then a max: the same on both sides
   c.bytes_moved(3.0 * 4 * n);
   c.flops(2.0 * n);

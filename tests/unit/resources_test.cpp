@@ -1,8 +1,12 @@
-// occupancy.hpp and code_objects.hpp: waves per SIMD (warps per SM) by each target's rule, and the reader of
-// the code objects and cubins a program carries, on containers made here (the AMD and NVIDIA builds run it
-// on real programs: kbench.resources.*).
+// occupancy.hpp, code_objects.hpp and code_object_file.hpp: waves per SIMD (warps per SM) by each target's
+// rule, and the readers of the code objects and cubins a program carries and of the code object files its
+// cases load, on containers made here (the AMD and NVIDIA builds run them on real programs and files:
+// kbench.resources.*, and example 7's `resources` test).
+#include <kbench/contract/code_object_files.hpp>
+#include <kbench/decisions/census_judge.hpp>
 #include <kbench/decisions/occupancy.hpp>
 #include <kbench/decisions/resource_check.hpp>
+#include <kbench/engines/code_object_file.hpp>
 #include <kbench/engines/code_objects.hpp>
 #include <kbench/program/resource_listing.hpp>
 
@@ -42,6 +46,7 @@ std::vector<unsigned char> elf_with_note(const std::string& owner, std::uint32_t
   note.insert(note.end(), desc.begin(), desc.end());
   const std::string names = std::string("\0.note\0.shstrtab\0", 17);
   std::vector<unsigned char> elf(64, 0);
+  elf.reserve(64 + note.size() + names.size() + 8 + 3 * 64);  // GCC 12 warns of an overread where it grows
   std::memcpy(elf.data(), "\x7f" "ELF", 4);
   elf[4] = 2;  // 64-bit
   elf[5] = 1;  // little-endian
@@ -199,6 +204,40 @@ std::vector<unsigned char> fatbin_of(const std::vector<unsigned char>& cubin_byt
   put<std::uint64_t>(fatbin, 8, entries.size());
   fatbin.insert(fatbin.end(), entries.begin(), entries.end());
   return fatbin;
+}
+
+// `bytes` written to a file of this test's own, removed when it goes.
+class temporary_file {
+ public:
+  temporary_file(const std::string& name, const std::vector<unsigned char>& bytes) : path_("kbench_resources_test_" + name) {
+    std::ofstream(path_, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
+  temporary_file(const temporary_file&) = delete;
+  temporary_file& operator=(const temporary_file&) = delete;
+  ~temporary_file() { std::remove(path_.c_str()); }
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// An ELF file made an NVIDIA cubin (EM_CUDA) for sm_90, with the flags of ELF ABI version `abi`.
+std::vector<unsigned char> raw_cubin(std::uint8_t abi) {
+  std::vector<unsigned char> c = cubin();
+  c[8] = abi;
+  put<std::uint16_t>(c, 0x12, 190);
+  put<std::uint32_t>(c, 0x30, abi >= 8 ? 0x06005a04u : 0x005a055au);  // CUDA 13's sm_90 flags, and CUDA 12's
+  return c;
+}
+
+// An ELF file made an AMDGPU code object (EM_AMDGPU) whose metadata names `target` ("" none).
+std::vector<unsigned char> raw_amdgpu_object(const std::string& target) {
+  nlohmann::json kernel = {{".name", "scale_kernel"}, {".vgpr_count", 9}, {".sgpr_count", 19}, {".wavefront_size", 64}};
+  nlohmann::json meta = {{"amdhsa.kernels", {kernel}}};
+  if (!target.empty()) meta["amdhsa.target"] = target;
+  std::vector<unsigned char> object = elf_with_note("AMDGPU", 32, nlohmann::json::to_msgpack(meta));
+  put<std::uint16_t>(object, 0x12, 224);
+  return object;
 }
 }  // namespace
 
@@ -431,6 +470,117 @@ TEST_CASE("resources lists the program's kernels first, then kbench's own under 
   REQUIRE(theirs != std::string::npos);
   CHECK(mine < line);
   CHECK(line < theirs);
+}
+
+TEST_CASE("a code object file: every kernel of every target, whatever its container", "[resources]") {
+  for (const std::uint8_t abi : {std::uint8_t{7}, std::uint8_t{8}}) {
+    const temporary_file cubin_file("raw.cubin", raw_cubin(abi));
+    const std::vector<kbench::kernel_resources> kernels = kbench::read_code_object_file(cubin_file.path());
+    REQUIRE(kernels.size() == 1);
+    CHECK(kernels.front().target == "sm_90");  // from the ELF flags, either ABI
+    CHECK(kernels.front().vgprs == 40);
+  }
+  const temporary_file fatbin_file("k.fatbin", fatbin_of(cubin()));  // nvcc -fatbin writes the fat binary alone
+  const std::vector<kbench::kernel_resources> fat = kbench::read_code_object_file(fatbin_file.path());
+  REQUIRE(fat.size() == 1);
+  CHECK(fat.front().target == "sm_90");
+  CHECK(fat.front().name == "_Z6kernelPf");
+  const temporary_file bundle_file("k.co", bundle("gfx906", elf_with_note("AMDGPU", 32, metadata("amdgcn-amd-amdhsa--gfx906"))));
+  const std::vector<kbench::kernel_resources> bundled = kbench::read_code_object_file(bundle_file.path());
+  REQUIRE(bundled.size() == 1);
+  CHECK(bundled.front().target == "gfx906");
+  CHECK(bundled.front().vgprs == 101);
+  const temporary_file hsaco("k.hsaco", raw_amdgpu_object("amdgcn-amd-amdhsa--gfx90a:xnack-"));
+  const std::vector<kbench::kernel_resources> raw = kbench::read_code_object_file(hsaco.path());
+  REQUIRE(raw.size() == 1);
+  CHECK(raw.front().target == "gfx90a:xnack-");  // as the offload bundles name it
+  CHECK(raw.front().name == "scale_kernel");
+  CHECK(raw.front().vgprs == 9);
+  CHECK(raw.front().sgprs == 19);
+}
+
+TEST_CASE("a code object file the reader does not know is an error naming it, never an empty list", "[resources]") {
+  auto fails = [](const std::string& name, const std::vector<unsigned char>& bytes) {
+    const temporary_file file(name, bytes);
+    try {
+      (void)kbench::read_code_object_file(file.path());
+    } catch (const kbench::error& e) {
+      const std::string what = e.what();
+      CHECK(what.rfind(file.path() + ": ", 0) == 0);  // the file's path first, once
+      CHECK(what.find(file.path(), 1) == std::string::npos);
+      return what;
+    }
+    FAIL("no error");
+    return std::string();
+  };
+  const std::string ptx = "//\n// Generated by NVIDIA NVVM Compiler\n.version 9.0\n.target sm_90\n.address_size 64\n";
+  CHECK_THAT(fails("k.ptx", {ptx.begin(), ptx.end()}), contains("PTX (compiled when loaded)"));
+  const std::string text = "__global__ void k() {}\n";
+  CHECK_THAT(fails("k.cu", {text.begin(), text.end()}), contains("not a code object kbench can read"));
+  std::vector<unsigned char> x86 = cubin();
+  put<std::uint16_t>(x86, 0x12, 62);
+  CHECK_THAT(fails("k.o", x86), contains("an ELF file for machine 62, neither an NVIDIA cubin (190)"));
+  CHECK_THAT(fails("untargeted.hsaco", raw_amdgpu_object("")), contains("names no target (amdhsa.target"));
+  CHECK_THAT(fails("compressed.co", {'C', 'C', 'O', 'B', 1, 0, 0, 0}), contains("compressed offload bundle"));
+  std::vector<unsigned char> cut = raw_amdgpu_object("amdgcn-amd-amdhsa--gfx90a");
+  cut.resize(cut.size() - 100);
+  CHECK_THAT(fails("cut.hsaco", cut), contains("past"));
+  std::vector<unsigned char> ptx_only = fatbin_of(cubin());
+  put<std::uint16_t>(ptx_only, 16 + 64 + 24, 1);  // the cubin entry made a second PTX one
+  CHECK_THAT(fails("ptx.fatbin", ptx_only), contains("a fat binary of PTX only"));
+  std::vector<unsigned char> no_entry = raw_cubin(8);
+  const std::size_t table = no_entry.size() - 9 * 64;  // the section headers come last: 9 of them
+  std::uint64_t symbols = 0;
+  std::memcpy(&symbols, no_entry.data() + table + 2 * 64 + 0x18, sizeof symbols);  // .symtab's offset
+  no_entry[symbols + 24 + 5] = 0;  // the kernel no longer an entry
+  CHECK_THAT(fails("no_entry.cubin", no_entry), contains("holds no kernel"));
+  CHECK_THROWS_WITH(kbench::read_code_object_file("kbench_resources_test_absent.co"),
+                    contains("cannot read kbench_resources_test_absent.co"));
+}
+
+TEST_CASE("the code object files the cases load: each once, in the order declared", "[resources]") {
+  kbench::detail::code_object_files& files = kbench::detail::code_object_files::instance();
+  const std::size_t before = files.paths().size();
+  files.add("kbench_resources_test_a.co");
+  files.add("kbench_resources_test_b.co");
+  files.add("kbench_resources_test_a.co");
+  const std::vector<std::string> paths = files.paths();
+  REQUIRE(paths.size() == before + 2);
+  CHECK(paths[before] == "kbench_resources_test_a.co");
+  CHECK(paths[before + 1] == "kbench_resources_test_b.co");
+}
+
+TEST_CASE("a code object file's kernels in the JSON listing and in the census's build figures", "[resources]") {
+  kbench::kernel_resources loaded;
+  loaded.target = "sm_90";
+  loaded.name = "scale_kernel";
+  loaded.vgprs = 24;
+  loaded.scratch_bytes = 0;
+  loaded.wavefront_size = 32;
+  kbench::built_listing built;
+  built.code_objects.push_back({"scale.fatbin", {loaded}, ""});
+  built.code_objects.push_back({"other.ptx", {}, "other.ptx: PTX (compiled when loaded)"});
+  const auto json = kbench::detail::resources_json("p", {}, built.code_objects);
+  REQUIRE(json["kernels"].size() == 1);
+  CHECK(json["kernels"][0]["code_object"] == "scale.fatbin");
+  CHECK(json["kernels"][0]["warps_per_sm"] == 64);
+  CHECK(json["code_object_problems"][0]["code_object"] == "other.ptx");
+  kbench::case_census measured;
+  measured.optimized.captured = true;
+  kbench::census_kernel& k = measured.optimized.kernels.emplace_back();
+  k.name = k.symbol = "scale_kernel";
+  k.registers = 24;
+  k.static_shared_bytes = 0;
+  const kbench::case_census joined = kbench::assemble_census(measured, {}, &built, "sm_90");
+  CHECK(joined.optimized.kernels[0].built_registers == 24);
+  CHECK(joined.optimized.kernels[0].built_local_bytes == 0);
+  CHECK(joined.findings.empty());  // every kernel joined: an unreadable file is no matter here
+  measured.optimized.kernels.push_back(k);
+  measured.optimized.kernels.back().symbol = "unknown_kernel";
+  const kbench::case_census unjoined = kbench::assemble_census(measured, {}, &built, "sm_90");
+  REQUIRE(unjoined.findings.size() == 1);
+  CHECK_THAT(unjoined.findings[0].text, contains("no figures of a code object a case loads: other.ptx: PTX"));
+  CHECK(kbench::assemble_census(measured, {}, &built, "sm_80").optimized.kernels[0].built_registers == -1);
 }
 
 }  // namespace unit_resources_test

@@ -14,6 +14,8 @@
 // is wrong: the file missing (by its path), no code object for this device, the kernel missing (with the
 // kernels the file has, where the platform lists them), and arguments that the kernel would read at other
 // offsets or sizes than given (where the platform reads the kernel's own record: module_platform.hpp).
+// Declaring the file records its path (code_object_files.hpp): `<program> resources` lists its kernels,
+// and bounds them, without a GPU.
 #pragma once
 
 #include <fstream>
@@ -26,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "code_object_files.hpp"
 #include "error.hpp"
 #include "hip_check.hpp"
 #include "kernel_arguments.hpp"
@@ -114,6 +117,19 @@ class loaded_modules {
   std::map<const void*, std::string> names_;
 };
 
+// The kernels of code objects this thread launched while a census captured a side (procedure/census_run.hpp
+// sets `capturing`): NVIDIA's runtime cannot read back the graph node of a kernel loaded through its library
+// API, so the census names such a node by the one launch that made it, where there is exactly one.
+struct captured_module_launches {
+  bool capturing = false;
+  int count = 0;
+  const std::string* last = nullptr;  // the name of the last launched: its code_object_kernel outlives the census
+};
+inline captured_module_launches& module_launches_in_capture() {
+  thread_local captured_module_launches launches;
+  return launches;
+}
+
 // For the census (procedure/census_run.hpp), which lists the kernels of a side from a graph's kernel nodes:
 // whether a node's function is a host function that hipLaunchKernel and the runtime's attribute calls take.
 // On AMD a kernel loaded from a code object is a module function instead, read through the module API and
@@ -168,6 +184,11 @@ class code_object_kernel {
     }
     KBENCH_HIP_CHECK(detail::module_launch(k.function, grid, block, shared_bytes, stream, packed.pointers()));
     KBENCH_HIP_CHECK_LAUNCH();
+    detail::captured_module_launches& captured = detail::module_launches_in_capture();
+    if (captured.capturing) {
+      ++captured.count;
+      captured.last = &state_->name;
+    }
   }
 
   [[nodiscard]] const std::string& name() const { return state_->name; }
@@ -196,8 +217,10 @@ class code_object_kernel {
 class code_object {
  public:
   // The file must be there now: a case that names a missing one fails when it is declared, on any machine.
+  // Its path is kept for `<program> resources` and the census, which list its kernels (code_object_files.hpp).
   explicit code_object(std::string path) : path_(std::move(path)) {
     if (!std::ifstream(path_)) throw usage_error("no code object file " + path_ + " (it is not there, or cannot be read)");
+    detail::code_object_files::instance().add(path_);
   }
   [[nodiscard]] code_object_kernel kernel(std::string name) const { return code_object_kernel(path_, std::move(name)); }
   [[nodiscard]] const std::string& path() const { return path_; }

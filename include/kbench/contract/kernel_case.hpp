@@ -232,8 +232,8 @@ class kernel_case {
   void expect_registers_at_most(int registers);
   void expect_occupancy_at_least(double fraction);
 
-  // What the kernels whose names contain `kernels` may use on `target` ("gfx90a"; empty: every AMD target
-  // built), checked from the program itself without a GPU (`<program> resources`, CTest label resources):
+  // What the kernels whose names contain `kernels` may use on `target` ("gfx90a"; empty: every target), read
+  // from the program and the code object files it loads, without a GPU (`<program> resources`):
   //   c.expect_resources("softmax_cached_kernel<8, 8>", "gfx90a").vgprs_at_most(96).spills_none().waves_at_least(5);
   // Name the instantiations a launch picks at run time; a bound that names no kernel of a target fails.
   resource_bound& expect_resources(std::string kernels, std::string target = "");

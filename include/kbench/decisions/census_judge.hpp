@@ -55,11 +55,12 @@ namespace kbench {
 }
 
 // The census of a case as every writer reads it, assembled once: `measured` (procedure/census_run.hpp) with
-// the figures of the program's own device code for the device's target (`arch`: "sm_90",
-// "gfx90a:sramecc+:xnack-") joined to each kernel by symbol, so that the census shows them beside the
-// runtime's; its findings, what contradicts the case's expectations, then a note where the runtime's
-// registers or static shared memory differ from the build's (the device runs other code than the build
-// made: compiled at load from PTX, say), or one when the program could not be read. `built` null: no
+// the figures of the program's own device code, or of a code object file a case loads, for the device's
+// target (`arch`: "sm_90", "gfx90a:sramecc+:xnack-") joined to each kernel by symbol, so that the census
+// shows them beside the runtime's; its findings, what contradicts the case's expectations, then a note
+// where the runtime's registers or static shared memory differ from the build's (the device runs other code
+// than the build made: compiled at load from PTX, say), or one when the program or such a file could not be
+// read. `built` null: no
 // figures of the build are joined (kbench's self-tests through measure_case, which read no program).
 [[nodiscard]] inline case_census assemble_census(case_census measured, const census_expectations& e,
                                                  const built_listing* built, const std::string& arch) {
@@ -71,13 +72,25 @@ namespace kbench {
     return c;
   }
   const std::string target = target_base(arch);
+  // By symbol and target: the program's own kernels, then those of the code object files the cases load.
+  auto built_kernel = [&](const std::string& symbol) -> const kernel_resources* {
+    auto same = [&](const kernel_resources& r) { return r.name == symbol && target_base(r.target) == target; };
+    const auto own = std::find_if(built->kernels.begin(), built->kernels.end(), same);
+    if (own != built->kernels.end()) return &*own;
+    for (const code_object_listing& file : built->code_objects) {
+      const auto loaded = std::find_if(file.kernels.begin(), file.kernels.end(), same);
+      if (loaded != file.kernels.end()) return &*loaded;
+    }
+    return nullptr;
+  };
+  bool unjoined = false;
   for (census_side* side : {c.reference ? &*c.reference : nullptr, &c.optimized}) {
     if (side == nullptr) continue;
     for (census_kernel& k : side->kernels) {
-      const auto it = std::find_if(built->kernels.begin(), built->kernels.end(), [&](const kernel_resources& r) {
-        return r.name == k.symbol && target_base(r.target) == target;
-      });
-      if (it == built->kernels.end()) continue;  // a kernel of a library the program loads, or no code for the target
+      const kernel_resources* it = k.symbol.empty() ? nullptr : built_kernel(k.symbol);
+      // A kernel of a library the program loads, or no code for the target.
+      unjoined = unjoined || it == nullptr;
+      if (it == nullptr) continue;
       k.built_registers = it->vgprs;
       k.built_static_shared_bytes = it->lds_bytes;
       k.built_local_bytes = it->scratch_bytes;
@@ -85,10 +98,15 @@ namespace kbench {
           (k.static_shared_bytes >= 0 && k.static_shared_bytes != it->lds_bytes)) {
         c.findings.push_back({finding_kind::note,
                               fmt::format("{}: the runtime gives {} registers and {} bytes of static shared memory, the "
-                                          "program's device code for {} {} and {} (the device runs other code than "
+                                          "device code read for {} {} and {} (the device runs other code than "
                                           "the build made?)",
                                           k.name, k.registers, k.static_shared_bytes, target, it->vgprs, it->lds_bytes)});
       }
+    }
+  }
+  for (const code_object_listing& file : built->code_objects) {
+    if (unjoined && !file.problem.empty()) {
+      c.findings.push_back({finding_kind::note, "the census shows no figures of a code object a case loads: " + file.problem});
     }
   }
   return c;

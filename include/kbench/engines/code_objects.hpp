@@ -124,8 +124,8 @@ inline int metadata_int(const nlohmann::json& kernel, const char* key, int absen
   return it != kernel.end() && it->is_number_integer() ? it->get<int>() : absent;
 }
 
-// The kernels of one AMDGPU code object, from its metadata note.
-inline std::vector<kernel_resources> code_object_kernels(const byte_view& object, const std::string& target) {
+// The MessagePack metadata of one AMDGPU code object (`what` names it in errors), from its note.
+inline nlohmann::json code_object_metadata(const byte_view& object, const std::string& what) {
   constexpr std::uint32_t note_type = 7, nt_amdgpu_metadata = 32;
   for (const elf_section& s : elf_sections(object)) {
     if (s.type != note_type) continue;
@@ -137,30 +137,39 @@ inline std::vector<kernel_resources> code_object_kernels(const byte_view& object
       const std::string_view name = notes.text(at + 12, name_size);
       if (type == nt_amdgpu_metadata && name.substr(0, 6) == "AMDGPU") {
         const byte_view packed = notes.sub(desc, desc_size, "the metadata");
-        const nlohmann::json meta = nlohmann::json::from_msgpack(packed.data(), packed.data() + packed.size());
-        std::vector<kernel_resources> kernels;
-        for (const nlohmann::json& k : meta.at("amdhsa.kernels")) {
-          kernel_resources r;
-          r.target = target;
-          r.name = k.at(".name").get<std::string>();
-          r.vgprs = metadata_int(k, ".vgpr_count", 0);
-          r.agprs = metadata_int(k, ".agpr_count", -1);
-          r.sgprs = metadata_int(k, ".sgpr_count", 0);
-          r.vgpr_spills = metadata_int(k, ".vgpr_spill_count", 0);
-          r.sgpr_spills = metadata_int(k, ".sgpr_spill_count", 0);
-          r.lds_bytes = metadata_int(k, ".group_segment_fixed_size", 0);
-          r.scratch_bytes = metadata_int(k, ".private_segment_fixed_size", 0);
-          r.dynamic_stack = k.value(".uses_dynamic_stack", false);
-          r.wavefront_size = metadata_int(k, ".wavefront_size", 64);
-          r.max_workgroup_size = metadata_int(k, ".max_flat_workgroup_size", 1024);
-          kernels.push_back(std::move(r));
-        }
-        return kernels;
+        return nlohmann::json::from_msgpack(packed.data(), packed.data() + packed.size());
       }
       at = desc + (desc_size + 3) / 4 * 4;
     }
   }
-  throw error("the code object for " + target + " has no MessagePack metadata note (a code object older than v3?)");
+  throw error(what + " has no MessagePack metadata note (a code object older than v3?)");
+}
+
+// The kernels a code object's metadata describes, for `target`.
+inline std::vector<kernel_resources> metadata_kernels(const nlohmann::json& meta, const std::string& target) {
+  std::vector<kernel_resources> kernels;
+  for (const nlohmann::json& k : meta.at("amdhsa.kernels")) {
+    kernel_resources r;
+    r.target = target;
+    r.name = k.at(".name").get<std::string>();
+    r.vgprs = metadata_int(k, ".vgpr_count", 0);
+    r.agprs = metadata_int(k, ".agpr_count", -1);
+    r.sgprs = metadata_int(k, ".sgpr_count", 0);
+    r.vgpr_spills = metadata_int(k, ".vgpr_spill_count", 0);
+    r.sgpr_spills = metadata_int(k, ".sgpr_spill_count", 0);
+    r.lds_bytes = metadata_int(k, ".group_segment_fixed_size", 0);
+    r.scratch_bytes = metadata_int(k, ".private_segment_fixed_size", 0);
+    r.dynamic_stack = k.value(".uses_dynamic_stack", false);
+    r.wavefront_size = metadata_int(k, ".wavefront_size", 64);
+    r.max_workgroup_size = metadata_int(k, ".max_flat_workgroup_size", 1024);
+    kernels.push_back(std::move(r));
+  }
+  return kernels;
+}
+
+// The kernels of one AMDGPU code object for `target`, from its metadata note.
+inline std::vector<kernel_resources> code_object_kernels(const byte_view& object, const std::string& target) {
+  return metadata_kernels(code_object_metadata(object, "the code object for " + target), target);
 }
 
 inline constexpr std::string_view bundle_magic = "__CLANG_OFFLOAD_BUNDLE__";

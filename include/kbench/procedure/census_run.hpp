@@ -11,7 +11,8 @@
 //                 event pair's own cost, as the timing's latency: each kernel alone (launched as the side
 //                 launched it), each kernel in its place (the side's earlier nodes replayed first, untimed),
 //                 the copies together (a graph of them), and the whole side (its own launch)
-// Kernels loaded from code objects (contract/code_object.hpp) are listed as the others, by their names.
+// Kernels loaded from code objects (contract/code_object.hpp) are listed as the others, by their names (on
+// NVIDIA, whose runtime cannot read back their graph nodes, by the one such launch a capture made).
 #pragma once
 
 #include <algorithm>
@@ -33,6 +34,7 @@
 #include "../results/results.hpp"
 #include "../results/statistics.hpp"
 #include "case_buffers.hpp"
+#include "owned_graph.hpp"
 
 namespace kbench {
 namespace detail {
@@ -76,64 +78,6 @@ template <class Launch>
 double cold_launch_median(const cold_start& before, hipStream_t stream, double floor, int samples, Launch&& launch) {
   return cold_launch_median(before, stream, floor, samples, std::forward<Launch>(launch), [] {});
 }
-
-// A graph and its executable form, destroyed on every path.
-class owned_graph {
- public:
-  owned_graph() { KBENCH_HIP_CHECK(hipGraphCreate(&graph_, 0)); }
-  explicit owned_graph(hipGraph_t adopted) : graph_(adopted) {}
-  owned_graph(const owned_graph&) = delete;
-  owned_graph& operator=(const owned_graph&) = delete;
-  ~owned_graph() {
-    if (exec_) KBENCH_HIP_CHECK_NOTHROW(hipGraphExecDestroy(exec_));
-    if (graph_) KBENCH_HIP_CHECK_NOTHROW(hipGraphDestroy(graph_));
-  }
-  [[nodiscard]] hipGraph_t get() const { return graph_; }
-  [[nodiscard]] std::vector<hipGraphNode_t> nodes() const {
-    std::size_t count = 0;
-    KBENCH_HIP_CHECK(hipGraphGetNodes(graph_, nullptr, &count));
-    std::vector<hipGraphNode_t> all(count);
-    if (count) KBENCH_HIP_CHECK(hipGraphGetNodes(graph_, all.data(), &count));
-    all.resize(count);
-    return all;
-  }
-  // The nodes in an order the graph may run them in: each after those it depends on, and otherwise as
-  // they were added (for a launch captured from one stream, the order of the launch).
-  [[nodiscard]] std::vector<hipGraphNode_t> in_launch_order() const {
-    const std::vector<hipGraphNode_t> all = nodes();
-    std::vector<std::vector<std::size_t>> needs(all.size());  // the positions in `all` each node depends on
-    for (std::size_t i = 0; i < all.size(); ++i) {
-      std::size_t count = 0;
-      KBENCH_HIP_CHECK(hipGraphNodeGetDependencies(all[i], nullptr, &count));
-      std::vector<hipGraphNode_t> dependencies(count);
-      if (count) KBENCH_HIP_CHECK(hipGraphNodeGetDependencies(all[i], dependencies.data(), &count));
-      for (std::size_t j = 0; j < count; ++j) {
-        needs[i].push_back(static_cast<std::size_t>(std::find(all.begin(), all.end(), dependencies[j]) - all.begin()));
-      }
-    }
-    std::vector<hipGraphNode_t> order;
-    std::vector<bool> placed(all.size() + 1, false);  // one past the end: a dependency not in the graph, never placed
-    while (order.size() < all.size()) {
-      std::size_t next = 0;
-      while (next < all.size() && (placed[next] || !std::all_of(needs[next].begin(), needs[next].end(),
-                                                                [&](std::size_t n) { return placed[n]; }))) {
-        ++next;
-      }
-      if (next == all.size()) break;  // a cycle cannot be captured; stop rather than loop
-      placed[next] = true;
-      order.push_back(all[next]);
-    }
-    return order;
-  }
-  void launch(hipStream_t stream) {
-    if (!exec_) KBENCH_HIP_CHECK(hipGraphInstantiate(&exec_, graph_, nullptr, nullptr, 0));
-    KBENCH_HIP_CHECK(hipGraphLaunch(exec_, stream));
-  }
-
- private:
-  hipGraph_t graph_ = nullptr;
-  hipGraphExec_t exec_ = nullptr;
-};
 
 // One node of a captured launch, to be put on a stream again: a kernel as the side launched it (or, its
 // arguments packed otherwise, alone in a graph), a copy or a memset alone in a graph. Nodes of other
@@ -237,11 +181,13 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
   buffers.prepare_outputs(target);
   KBENCH_HIP_CHECK(hipStreamBeginCapture(stream, hipStreamCaptureModeThreadLocal));
   std::string failure;
+  module_launches_in_capture() = {true, 0, nullptr};  // the launches of code object kernels, counted
   try {
     buffers.launch(target);
   } catch (const std::exception& e) {
     failure = e.what();
   }
+  module_launches_in_capture().capturing = false;
   const hipError_t ended = hipStreamEndCapture(stream, &graph);
   (void)hipGetLastError();
   if (failure.empty() && ended != hipSuccess) {
@@ -265,6 +211,7 @@ inline void list_nodes(const owned_graph& graph, hipStream_t stream, census_side
   KBENCH_HIP_CHECK(hipGetDevice(&device));
   hipDeviceProp_t prop{};
   KBENCH_HIP_CHECK(hipGetDeviceProperties(&prop, device));
+  std::vector<std::size_t> undescribed;  // the kernels the runtime could not describe, by position
   for (hipGraphNode_t node : graph.in_launch_order()) {
     hipGraphNodeType type{};
     KBENCH_HIP_CHECK(hipGraphNodeGetType(node, &type));
@@ -276,6 +223,7 @@ inline void list_nodes(const owned_graph& graph, hipStream_t stream, census_side
         // through the CUDA library API, or one of a shared library with a runtime of its own): counted, not
         // described or timed.
         (void)hipGetLastError();
+        undescribed.push_back(out.kernels.size());
         out.kernels.emplace_back().name = "(a kernel the runtime cannot describe: from a code object or a library)";
         listed.replays.push_back(node_replay::none());
         continue;
@@ -303,6 +251,15 @@ inline void list_nodes(const owned_graph& graph, hipStream_t stream, census_side
       listed.replays.push_back(node_replay::none());
     }
     (void)hipGetLastError();
+  }
+  // A node the runtime could not read back is the one kernel of a code object the capture launched, where
+  // there is one such node and one such launch, and no node the runtime described is that kernel.
+  const captured_module_launches& modules = module_launches_in_capture();
+  const auto same = [&](const census_kernel& k) { return k.symbol == *modules.last; };
+  if (undescribed.size() == 1 && modules.count == 1 && modules.last && std::none_of(out.kernels.begin(), out.kernels.end(), same)) {
+    census_kernel& k = out.kernels[undescribed.front()];
+    k.symbol = *modules.last;
+    k.name = demangled(k.symbol) + " (named by its launch: the runtime cannot describe it)";
   }
 }
 

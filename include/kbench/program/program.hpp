@@ -231,7 +231,8 @@ int finish(program_run& run, const char* program, const run_options& options, in
 // The build's figures, which the census shows beside the runtime's (resource_listing.hpp), defined with
 // `<program> resources`, so that the perf adapter's translation unit does not compile the code-object
 // reader too (4 s of g++). The program is read once, by the first call of built_resources(): the modes that
-// take a census call it before their first case, so that no case's wall time holds it.
+// take a census call it before their first case, so that no case's wall time holds it; a code object file
+// that a case declares is read at the first call after (a file of a few KiB).
 const built_listing& built_resources();
 
 }  // namespace detail

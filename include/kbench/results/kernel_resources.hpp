@@ -26,11 +26,21 @@ struct kernel_resources {
   int max_workgroup_size = 1024;
 };
 
+// The kernels of a code object file that the cases load (contract/code_object.hpp), or why it could not be
+// read.
+struct code_object_listing {
+  std::string path;
+  std::vector<kernel_resources> kernels;
+  std::string problem;
+};
+
 // The kernels of the program's own device code, read once per program (program/resource_listing.hpp), or
-// why they could not be read; the census shows them beside the runtime's figures.
+// why they could not be read, and those of the code object files the cases declared; the census shows them
+// beside the runtime's figures.
 struct built_listing {
   std::vector<kernel_resources> kernels;
   std::string problem;  // why the program's device code could not be read
+  std::vector<code_object_listing> code_objects;
 };
 
 // Whether a target is NVIDIA's ("sm_90"), whose figures and occupancy rule differ from AMD's.
