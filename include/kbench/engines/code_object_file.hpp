@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,18 +23,6 @@
 
 namespace kbench {
 namespace detail {
-
-// The whole file, in one read.
-inline std::vector<unsigned char> file_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw error("cannot read " + path);
-  const std::streamoff length = in.tellg();
-  if (length < 0) throw error("cannot tell the size of " + path);
-  std::vector<unsigned char> bytes(static_cast<std::size_t>(length));
-  in.seekg(0);
-  if (length > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), length)) throw error("cannot read " + path);
-  return bytes;
-}
 
 // The sm_XY of a cubin, from its ELF flags: the SM in bits 8-15 from ELF ABI version 8 on (CUDA 13), in
 // bits 0-7 before (LLVM's BinaryFormat/ELF.h: ELFABIVERSION_CUDA_V1 = 7 and EF_CUDA_SM, ELFABIVERSION_CUDA_V2

@@ -347,6 +347,18 @@ inline std::vector<kernel_resources> nv_fatbin_kernels(const byte_view& section,
   return kernels;
 }
 
+// The whole file, in one read.
+inline std::vector<unsigned char> file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw error("cannot read " + path);
+  const std::streamoff length = in.tellg();
+  if (length < 0) throw error("cannot tell the size of " + path);
+  std::vector<unsigned char> bytes(static_cast<std::size_t>(length));
+  in.seekg(0);
+  if (length > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), length)) throw error("cannot read " + path);
+  return bytes;
+}
+
 }  // namespace detail
 
 // Every kernel of every target in the executable at `path` (a program reads its own: /proc/self/exe):
@@ -355,13 +367,7 @@ inline std::vector<kernel_resources> nv_fatbin_kernels(const byte_view& section,
 inline std::vector<kernel_resources> read_kernel_resources(const std::string& path) {
   // One read of the whole file: an iterator per byte took 1.0 s for an 11 MB program (the runner is built
   // at -O0), inside the first census's wall time.
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) throw error("cannot read " + path);
-  const std::streamoff length = in.tellg();
-  if (length < 0) throw error("cannot tell the size of " + path);
-  std::vector<unsigned char> bytes(static_cast<std::size_t>(length));
-  in.seekg(0);
-  if (!in.read(reinterpret_cast<char*>(bytes.data()), length)) throw error("cannot read " + path);
+  const std::vector<unsigned char> bytes = detail::file_bytes(path);
   const detail::byte_view file(bytes.data(), bytes.size(), path);
   for (const detail::elf_section& s : detail::elf_sections(file)) {
     if (s.name == ".hip_fatbin") {
