@@ -130,6 +130,10 @@ TEST_CASE("the report, the JSON and the tables give each side's clock and the sp
   const kbench::run_record run = run_with(t);
   const std::string header = kbench::format_perf_header(run);
   CHECK_THAT(header, kbench_test::contains("SM clock setting: not locked (NVML: SM clock 1980 MHz as read)"));
+  CHECK(header.find("first checks: --quick") == std::string::npos);
+  kbench::run_record quick = run;
+  quick.quick = true;  // the main job's timing stage, once its correctness stage passed
+  CHECK_THAT(kbench::format_perf_header(quick), kbench_test::contains("first checks: --quick, each a later seed's"));
 
   const nlohmann::ordered_json doc = kbench::results_document(run);
   CHECK(doc["device"]["highest_clock_hz"] == 1980e6);
