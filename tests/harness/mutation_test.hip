@@ -154,13 +154,14 @@ void slowed_reference(const __half* x, const __half* w, __half* y, std::int64_t 
   correct(x, w, y, rows, cols, s);
 }
 
-// Cheats that behave in a correctness run (which launches the optimized kernel up to about 60 times: once,
-// again on the same inputs, up to three more under load, with buffers moved off their alignment at every
-// offset in three groups (21 launches for these fp16 buffers, 45 at most), once per run at the edges of the
-// inputs' values (6 here, each after a reference run and a comparison on the host), and on the checked
-// buffers again) and misbehave once called in quick succession more often than that, as in the warm-up and the
-// timed loop: they skip the work, change an input, or write past the output. "Rushed": the 65th call or
-// later in a row, each within 2 ms of the one before.
+// Cheats that behave in a correctness run (which launches the optimized kernel about 125 times: once, again
+// on the same inputs, up to three more under load, with buffers moved off their alignment at every offset in
+// five groups (110 launches for these three fp16 buffers: 22 offsets below 256 bytes; all, the output, the
+// inputs, each input alone), once per run at the edges of the inputs' values (6 here, each after a reference
+// run and a comparison on the host), and on the checked buffers again) and misbehave once called in quick
+// succession about twice as often, as in the warm-up (20 ms) and the timed loop: they skip the work, change an
+// input, or write past the output. "Rushed": the 257th call or later in a row, each within 2 ms of the one
+// before.
 template <int Variant>
 bool rushed() {
   static std::chrono::steady_clock::time_point last{};
@@ -168,7 +169,7 @@ bool rushed() {
   const auto now = std::chrono::steady_clock::now();
   streak = now - last < std::chrono::milliseconds(2) ? streak + 1 : 0;
   last = now;
-  return streak >= 64;
+  return streak >= 256;
 }
 void skips_when_rushed(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
   if (!rushed<0>()) correct(x, w, y, rows, cols, s);
