@@ -110,6 +110,43 @@ TEST_CASE("device and host comparisons agree for every dtype, clean or not", "[d
   }
 }
 
+TEST_CASE("the audit of the errors' signs agrees on the GPU, over rows short and long", "[device_compare]") {
+  kbench::stream s;
+  // Rows of 8 (a thread each), 1000 and 2^17 + 3 (cut into segments), and a one-dimensional output.
+  const std::vector<std::vector<std::size_t>> shapes{{262144, 8}, {2048, 1000}, {16, 131075}, {2097152}};
+  for (const std::vector<std::size_t>& extents : shapes) {
+    for (dtype t : {dtype::f32, dtype::f16, dtype::bf16}) {
+      std::size_t n = 1;
+      for (std::size_t e : extents) n *= e;
+      const std::size_t row = extents.back();
+      const auto expected = make_array(t, n, 3, false);
+      std::vector<unsigned char> actual(expected.size());
+      // Row 7 leaned 2%, every other row 1% the other way (more than bf16 rounds away): inside allclose{0, 0.05}
+      // element by element.
+      for (std::size_t i = 0; i < n; ++i) {
+        const double e = kbench::load_as_double(expected.data(), t, i);
+        kbench::store_from_double(actual.data(), t, i, e * (i / row == 7 ? 1.02 : 0.99));
+      }
+      kbench::device_allocation a(actual.size()), e(expected.size());
+      KBENCH_HIP_CHECK(hipMemcpy(a.data(), actual.data(), actual.size(), hipMemcpyHostToDevice));
+      KBENCH_HIP_CHECK(hipMemcpy(e.data(), expected.data(), expected.size(), hipMemcpyHostToDevice));
+      const kbench::tolerance rule = kbench::make_tolerance(tol::allclose{0.0, 0.05});
+      INFO(kbench::info(t).name << " rows of " << row);
+      const kbench::comparison host = kbench::compare({actual.data(), t, n, extents}, {expected.data(), t, n, extents}, rule);
+      const kbench::device_comparison device = kbench::compare_on_device(a.data(), e.data(), t, n, extents, rule, s.get());
+      CHECK(device.clean);
+      REQUIRE(host.bias);
+      REQUIRE(device.result.bias);
+      CHECK(host.passed == device.result.passed);
+      CHECK(host.bias->groups == device.result.bias->groups);
+      CHECK(host.bias->worst_where == device.result.bias->worst_where);
+      CHECK(host.bias->worst_bias == Approx(device.result.bias->worst_bias).epsilon(1e-9));
+      CHECK(host.bias->worst_ratio == Approx(device.result.bias->worst_ratio).epsilon(1e-9));
+      CHECK_FALSE(host.passed);  // the whole output leans 1%
+    }
+  }
+}
+
 namespace {
 
 // The median time of compare_on_device over five runs (a first one loads the code and sizes the grid), and

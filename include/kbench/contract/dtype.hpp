@@ -199,6 +199,9 @@ namespace detail {
   return sign | static_cast<std::uint32_t>(field);
 }
 
+// The smallest normal magnitude of a floating-point type (fp16: 2^-14, fp8 e4m3: 2^-6).
+[[nodiscard]] inline double smallest_normal(dtype t) { return std::ldexp(1.0, 2 - (1 << (info(t).exponent_bits - 1))); }
+
 }  // namespace detail
 
 [[nodiscard]] inline double fp16_to_double(std::uint16_t bits) noexcept { return detail::decode_binary(bits, 10, 5); }

@@ -45,12 +45,6 @@ struct value_edge {
   [[nodiscard]] KBENCH_HOST_DEVICE bool none() const { return scale == 1.0 && grid == 0.0 && !specials; }
 };
 
-namespace detail {
-[[nodiscard]] inline double smallest_normal(dtype t) {
-  return std::ldexp(1.0, 2 - (1 << (info(t).exponent_bits - 1)));
-}
-}  // namespace detail
-
 // The four special values of a floating-point type, as doubles that it holds exactly: +0, -0, its smallest
 // subnormal and minus its largest subnormal.
 struct special_set {

@@ -24,6 +24,7 @@
 #include "../contract/tolerance.hpp"
 #include "../detail/parallel.hpp"
 #include "../results/comparison_result.hpp"
+#include "bias_audit.hpp"
 #include "slack_audit.hpp"
 #include "tally.hpp"
 #include "ulp.hpp"
@@ -267,6 +268,57 @@ inline void audit_allowance(comparison& r, const array_view& actual, const array
   audit_slack(r, gathered.slack, tol, actual.extents, actual.type, rms);
 }
 
+// The signed sums of each row (bias_audit.hpp), over the finite pairs whose reference is at least the
+// output type's smallest normal and, where max_mismatch let some through (`tol` given), that meet the
+// element rules: what the allowance let through is the slack audit's. A second pass, made only for a
+// floating-point output that passed.
+template <class A, class E>
+std::vector<signed_sums> row_sums(const array_view& actual, const array_view& expected, std::size_t row_length,
+                                  const tolerance* tol) {
+  const auto* pa = static_cast<const typename A::storage*>(actual.data);
+  const auto* pe = static_cast<const typename E::storage*>(expected.data);
+  const double counted_from = smallest_normal(actual.type);
+  std::vector<signed_sums> rows(actual.size / row_length, signed_sums{0.0, 0.0, 0.0});
+  auto counted = [&](std::size_t i, double a, double e) {
+    if (!std::isfinite(a) || !std::isfinite(e) || std::fabs(e) < counted_from) return false;
+    if (!tol) return true;
+    const double abs_err = std::fabs(a - e);
+    const std::uint64_t ulps = element_ulps<A, E>(pa[i], pe[i], a, e, abs_err, 0, actual.type);
+    return meets_rules(tol->element_rules.data(), tol->element_rules.size(), a == e, abs_err, e, ulps);
+  };
+  // Tasks of whole rows, about 2^20 elements each (as compare_with's chunks): a small output is one task.
+  const std::size_t per_task = std::max<std::size_t>(1, (std::size_t{1} << 20) / row_length);
+  parallel_for((rows.size() + per_task - 1) / per_task, [&](std::size_t task) {
+    for (std::size_t row = task * per_task; row < std::min(rows.size(), (task + 1) * per_task); ++row) {
+      signed_sums s{0.0, 0.0, 0.0};
+      for (std::size_t i = row * row_length; i < (row + 1) * row_length; ++i) {
+        const double a = A::value(pa[i]), e = E::value(pe[i]);
+        if (counted(i, a, e)) s.add(a, e);
+      }
+      rows[row] = s;
+    }
+  });
+  return rows;
+}
+
+// Audits the signs of a floating-point output's errors (bias_audit.hpp), when it passed the rest.
+inline void audit_signs(comparison& r, const array_view& actual, const array_view& expected, const tolerance& tol) {
+  if (!r.passed || !info(actual.type).is_float) return;
+  const std::size_t row_length = audit_row_length(actual.size, actual.extents);
+  const tolerance* matching_only = r.mismatches > 0 ? &tol : nullptr;
+  const std::vector<signed_sums> rows = visit_dtype(actual.type, [&](auto d) {
+    using A = reader_of<decltype(d)::value>;
+    if constexpr (!A::is_float) {
+      return std::vector<signed_sums>{};
+    } else if (expected.type == actual.type) {
+      return row_sums<A, A>(actual, expected, row_length, matching_only);
+    } else {
+      return row_sums<A, float_reader<std::uint64_t, dtype::f64>>(actual, expected, row_length, matching_only);
+    }
+  });
+  audit_bias(r, rows, row_length, tol, actual.type, actual.extents);
+}
+
 }  // namespace detail
 
 
@@ -382,6 +434,7 @@ inline void finish_comparison(comparison& r, const tolerance& tol, const std::ve
   r.first_mismatches = std::move(p.first_mismatches);
   finish_comparison(r, tol, actual.extents, p.tally);
   detail::audit_allowance(r, actual, expected, tol, p.tally);
+  detail::audit_signs(r, actual, expected, tol);
   return r;
 }
 

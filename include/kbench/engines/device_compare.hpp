@@ -13,6 +13,7 @@
 #include "../contract/hip_check.hpp"
 #include "comparison.hpp"
 #include "device_compare_loop.hpp"
+#include "device_row_sums.hpp"
 
 namespace kbench {
 
@@ -53,6 +54,19 @@ template <class Unused = void>
   finish_comparison(result.result, tol, extents, tally);
   result.expected_norm = std::sqrt(tally.norm_e);
   result.clean = tally.clean();
+  // A clean float output's errors, by sign (bias_audit.hpp): the host engine's audit_signs, on the device.
+  if (result.clean && result.result.passed && info(t).is_float) {
+    const std::size_t row_length = audit_row_length(size, extents);
+    const std::vector<signed_sums> rows = visit_dtype(t, [&](auto d) {
+      constexpr dtype D = decltype(d)::value;
+      if constexpr (info(D).is_float) {
+        return run_row_sums<device_reader_of<D>>(actual, expected, size, row_length, constant_bits, t, stream);
+      } else {
+        return std::vector<signed_sums>{};
+      }
+    });
+    audit_bias(result.result, rows, row_length, tol, t, extents);
+  }
   return result;
 }
 

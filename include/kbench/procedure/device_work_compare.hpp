@@ -17,6 +17,16 @@ template element_tally run_compare<device_reader_of<dtype::bf16>>(
     const void*, const void*, std::size_t, std::uint64_t, dtype, const tolerance&, bool, hipStream_t);
 template element_tally run_compare<device_reader_of<dtype::f8e4m3>>(
     const void*, const void*, std::size_t, std::uint64_t, dtype, const tolerance&, bool, hipStream_t);
+template std::vector<signed_sums> run_row_sums<device_reader_of<dtype::f64>>(
+    const void*, const void*, std::size_t, std::size_t, std::uint64_t, dtype, hipStream_t);
+template std::vector<signed_sums> run_row_sums<device_reader_of<dtype::f32>>(
+    const void*, const void*, std::size_t, std::size_t, std::uint64_t, dtype, hipStream_t);
+template std::vector<signed_sums> run_row_sums<device_reader_of<dtype::f16>>(
+    const void*, const void*, std::size_t, std::size_t, std::uint64_t, dtype, hipStream_t);
+template std::vector<signed_sums> run_row_sums<device_reader_of<dtype::bf16>>(
+    const void*, const void*, std::size_t, std::size_t, std::uint64_t, dtype, hipStream_t);
+template std::vector<signed_sums> run_row_sums<device_reader_of<dtype::f8e4m3>>(
+    const void*, const void*, std::size_t, std::size_t, std::uint64_t, dtype, hipStream_t);
 
 }  // namespace detail
 }  // namespace kbench

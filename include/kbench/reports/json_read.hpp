@@ -82,6 +82,15 @@ inline void from_json(const json& j, slack_audit& s) {
   }
 }
 
+inline void from_json(const json& j, bias_audit& b) {
+  read(j, "groups", b.groups);
+  read_number(j, "allowance", b.allowance);
+  read(j, "worst_where", b.worst_where);
+  read_number(j, "worst_bias", b.worst_bias);
+  read_number(j, "worst_allowed", b.worst_allowed);
+  read_number(j, "worst_ratio", b.worst_ratio);
+}
+
 inline void from_json(const json& j, oracle_result& o) {
   read_number(j, "reference_inexact", o.reference_inexact);
   read_number(j, "optimized_inexact", o.optimized_inexact);
@@ -131,6 +140,7 @@ inline void from_json(const json& j, output_result& o) {
     read(m, "never_written", first.never_written);
   }
   if (const json* slack = part_at(j, "slack")) from_json(*slack, r.slack.emplace());
+  if (const json* bias = part_at(j, "bias")) from_json(*bias, r.bias.emplace());
   if (const json* oracle = part_at(j, "oracle")) from_json(*oracle, o.oracle.emplace());
 }
 

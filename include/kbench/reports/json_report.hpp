@@ -57,6 +57,14 @@ inline json to_json(const std::optional<slack_audit>& audit) {
           {"clusters", clusters}};
 }
 
+// The audit of the errors' signs; null where it did not run (an integer output, or one that failed first).
+inline json to_json(const std::optional<bias_audit>& audit) {
+  if (!audit) return nullptr;
+  const bias_audit& b = *audit;
+  return {{"groups", b.groups},           {"allowance", number(b.allowance)},         {"worst_where", b.worst_where},
+          {"worst_bias", number(b.worst_bias)}, {"worst_allowed", number(b.worst_allowed)}, {"worst_ratio", number(b.worst_ratio)}};
+}
+
 inline json to_json(const output_result& o) {
   const comparison& r = o.result;
   json mismatches = json::array();
@@ -82,6 +90,7 @@ inline json to_json(const output_result& o) {
             {"allowed_at_max_abs", number(r.allowed_at_max_abs)}}},
           {"first_mismatches", mismatches},
           {"slack", to_json(r.slack)},
+          {"bias", to_json(r.bias)},
           {"oracle", o.oracle ? json{{"reference_inexact", number(o.oracle->reference_inexact)},
                                      {"optimized_inexact", number(o.oracle->optimized_inexact)},
                                      {"reference_max_ulps", o.oracle->reference_max_ulps},

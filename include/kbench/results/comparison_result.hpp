@@ -49,6 +49,17 @@ struct slack_audit {
   std::vector<mismatch_cluster> clusters;  // the densest few of them, densest first
 };
 
+// The signed errors summed over the whole output and over each row, against what an honest kernel leaves
+// there (engines/bias_audit.hpp): the group that leans furthest toward its allowance.
+struct bias_audit {
+  std::size_t groups = 0;         // the whole output and the rows judged
+  double allowance = 0.0;         // b: the relative lean allowed before the chance term
+  std::string worst_where;        // "the whole output", "row 17", "row (2, 5)"
+  double worst_bias = 0.0;        // its signed error sum over its sum of |reference|
+  double worst_allowed = 0.0;     // what it allowed, the same way
+  double worst_ratio = 0.0;       // |lean| / allowed: above 1 fails
+};
+
 // What a comparison found. Counts and maxima cover every element; cosine and relative L2 cover the
 // elements that are finite in both arrays.
 struct comparison {
@@ -86,6 +97,7 @@ struct comparison {
 
   std::vector<mismatch> first_mismatches;  // in index order
   std::optional<slack_audit> slack;        // when max_mismatch let mismatches through
+  std::optional<bias_audit> bias;          // floating-point outputs that passed the element rules
 };
 
 namespace detail {
