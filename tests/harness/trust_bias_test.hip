@@ -13,6 +13,9 @@
 // Quantized to a grid of 2^-10, fp32, under allclose{0, 2^-10} (a step of the grid is allowed):
 //   honest_round    round half to even, against the reference's round half away from zero
 //   floors          floor instead of round: every value half a step low on average
+//   scales          the step taken as 2^-10 (1 + 2^-11): values of both signs, their magnitudes 0.05% high
+//                   (at most half a step): the plain sum of the errors cancels, their sum toward the
+//                   magnitudes does not
 #include <kbench/compare.hpp>
 #include <kbench/program/options.hpp>
 #include <kbench/procedure.hpp>
@@ -100,7 +103,7 @@ __global__ void __launch_bounds__(256) softmax_kernel(const float* x, float* p, 
 template <variant V>
 void softmax_case(kbench::kernel_case& c) {
   const auto rows = c.dim("rows"), cols = c.dim("cols");
-  auto x = c.input<float>("x", {rows, cols}, kbench::uniform(-2.0, 2.0));
+  auto x = c.input<float>("x", {rows, cols}, kbench::uniform(-1.0, 1.0));
   auto p = c.output<float>("p", {rows, cols});
   c.reference([=](hipStream_t s) {
     hipLaunchKernelGGL(softmax_kernel<variant::reference>, dim3(static_cast<unsigned int>(rows)), dim3(256), 0, s, x.get(),
@@ -117,15 +120,15 @@ void softmax_case(kbench::kernel_case& c) {
 }
 
 // ---- quantization to a grid --------------------------------------------------------------------------
-enum class rounding { away, even, floor };
+enum class rounding { away, even, floor, scales };
 
 template <rounding R>
 __global__ void quantize_kernel(const float* x, float* y, std::int64_t n) {
   const std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x;
   if (i >= n) return;
   const float steps = x[i] * 1024.0f;
-  const float q = R == rounding::away ? roundf(steps) : R == rounding::even ? rintf(steps) : floorf(steps);
-  y[i] = q / 1024.0f;
+  const float q = R == rounding::away || R == rounding::scales ? roundf(steps) : R == rounding::even ? rintf(steps) : floorf(steps);
+  y[i] = R == rounding::scales ? q * (1.0f + 0x1p-11f) / 1024.0f : q / 1024.0f;
 }
 
 template <rounding R>
@@ -199,7 +202,7 @@ TEST_CASE("rows leaning each way, cancelling in the whole output, are caught by 
   CHECK(says(one, "the errors lean one way: over row 5 they sum to 4"));
 }
 
-TEST_CASE("rounding to a grid: half to even passes, floor leans half a step and is caught", "[bias]") {
+TEST_CASE("rounding to a grid: half to even passes; floor, or a step 0.05% long, is caught", "[bias]") {
   for (const kbench::shape& s : {kbench::shape{{"n", 100000}}, kbench::shape{{"n", 1 << 21}}}) {
     const kbench::seed_result even = check(quantize_case<rounding::even>, s);
     INFO(report_of(even));
@@ -209,5 +212,12 @@ TEST_CASE("rounding to a grid: half to even passes, floor leans half a step and 
     CHECK_FALSE(floors.passed());
     within_elements(floors);
     CHECK(says(floors, "the errors lean one way: over the whole output they sum to -"));
+    const kbench::seed_result scales = check(quantize_case<rounding::scales>, s);
+    INFO(report_of(scales));
+    CHECK_FALSE(scales.passed());
+    const kbench::comparison& y = within_elements(scales);
+    CHECK(y.bias->worst_scale);
+    CHECK(y.bias->worst_bias == Approx(0x1p-11).epsilon(0.05));
+    CHECK(says(scales, "the errors lean one way: over the whole output they scale the reference's magnitudes by 0.04"));
   }
 }

@@ -149,6 +149,21 @@ TEST_CASE("the lean allowed: the tolerance's relative part, an ulp, and a sum's 
   CHECK(d::audit_row_length(60, {}) == 60);
 }
 
+TEST_CASE("an output of both signs scaled inside atol leans toward the magnitudes; the plain sum cancels", "[bias]") {
+  std::vector<double> e(100000);
+  for (std::size_t i = 0; i < e.size(); ++i) e[i] = 2.0 * unit_value(i, 9) - 1.0;
+  std::vector<float> a(e.size());
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(e[i] * 1.0005);  // at most 5e-4 off
+  const kbench::comparison r = compare(a, e, {}, kbench::make_tolerance(tol::allclose{0.0, 1e-3}));
+  INFO(reasons_of(r));
+  CHECK(r.mismatches == 0);
+  CHECK_FALSE(r.passed);
+  REQUIRE(r.bias);
+  CHECK(r.bias->worst_scale);
+  CHECK(r.bias->worst_bias == Approx(5e-4).epsilon(0.01));
+  CHECK_THAT(reasons_of(r), contains("over the whole output they scale the reference's magnitudes by 0.05"));
+}
+
 TEST_CASE("a row of one element is judged with the whole output only", "[bias]") {
   std::vector<double> e(4096);
   for (std::size_t i = 0; i < e.size(); ++i) e[i] = 0.5 + unit_value(i, 5);

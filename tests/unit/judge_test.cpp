@@ -305,6 +305,45 @@ TEST_CASE("a kernel faster on inputs it has seen reuses results, and fails", "[j
   CHECK_FALSE(tiny.flagged());
 }
 
+TEST_CASE("a batch whose launches do less work than a launch alone fails", "[judge]") {
+  // The H200's floor: an empty kernel 2.75 us between events (1.31 us alone), 0.69 us a launch in a graph.
+  kbench::judging_context c = h200();
+  c.floor.events_only = 1.31e-6;
+  c.floor.empty_kernel = 2.75e-6;
+  c.floor.empty_kernel_batch = 0.69e-6;
+  auto batch = [&](double median, double hot, long long operations) {
+    kbench::timing_result t = clean_timing();
+    t.mode = timing_mode::batch;
+    t.launches_per_sample = 40;
+    t.optimized = kbench::summarize({median, median, median});
+    t.reference = kbench::summarize({2 * median, 2 * median, 2 * median});
+    t.hot_latency = hot;
+    t.optimized_graph_operations = operations;
+    judge(t, c);
+    return t;
+  };
+  // The shipped cases on the H200 (batch median, hot latency): a launch in a batch 0.64 to 1.1 times alone.
+  for (const auto& [median, hot] : {std::pair{2.64e-6, 3.36e-6}, std::pair{1.07e-6, 2.02e-6}, std::pair{3.09e-6, 5.18e-6},
+                                    std::pair{1.05e-6, 1.76e-6}, std::pair{9.95e-6, 10.75e-6}}) {
+    const kbench::timing_result honest = batch(median, hot, 40);
+    INFO(median << " against " << hot);
+    CHECK_FALSE(has(honest, finding_kind::unseen_work, "in a batch"));
+  }
+  // A 5 us kernel that does its work in 4 launches of 40 (the last, which the checks reach) and launches an
+  // empty kernel in the others.
+  const kbench::timing_result skips = batch(0.1 * 5e-6 + 0.69e-6, 5e-6 + 1.44e-6, 40);
+  CHECK(has(skips, finding_kind::unseen_work, "in a batch the optimized kernel takes 0.50 us a launch and alone 5.00 us"));
+  // Two kernels a launch: the cost of two launches comes out of both.
+  CHECK_FALSE(has(batch(2 * 0.69e-6 + 1.0e-6, 2 * 1.44e-6 + 1.2e-6, 80), finding_kind::unseen_work, "in a batch"));
+  // Tiny kernels: 0.5 us apart at least.
+  CHECK_FALSE(has(batch(0.69e-6 + 0.1e-6, 1.44e-6 + 0.5e-6, 40), finding_kind::unseen_work, "in a batch"));
+  // Cold mode times single launches: nothing to compare.
+  kbench::timing_result cold = clean_timing();
+  cold.hot_latency = 500e-6;
+  judge(cold, c);
+  CHECK_FALSE(has(cold, finding_kind::unseen_work, "in a batch"));
+}
+
 TEST_CASE("timed launches faster than launches on inputs no launch has seen fail, cold only", "[judge]") {
   // A kernel that recognises its inputs in another arrangement: as fast on seen inputs as on fresh ones
   // right after them, but faster timed.

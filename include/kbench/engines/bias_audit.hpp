@@ -2,10 +2,13 @@
 // element's error and cannot see its sign: a softmax whose rows sum to 1.03 passes when each probability's
 // 3% is below atol, and so does an output scaled by 1 + 2 rtol where atol dominates. Honest differences
 // (another rounding, another order of a sum) scatter around zero; a wrong formula, a dropped term or a
-// stale scale leans one way. So the signed errors are summed over the whole output and over each row (its
-// last extent, for outputs of two or more) and each sum is held to what an honest kernel leaves there:
+// stale scale leans one way. So the errors d = actual - expected are summed two ways, over the whole output
+// and over each row (its last extent, for outputs of two or more): as they are (an offset: sum d), and
+// toward each reference value's magnitude (a scale: sum d sign(expected), which an offset-free scale of an
+// output of both signs leaves at zero in the first sum), and each sum is held to what an honest kernel
+// leaves there:
 //
-//   |sum(actual - expected)| <= b * sum|expected| + 8 sqrt(sum (actual - expected)^2)
+//   |sum| <= b * sum|expected| + 8 sqrt(sum d^2)
 //   b = the tolerance's relative part + 2^-p + 4 sqrt(L) 2^-23
 //
 // - the tolerance's relative part: a bias up to rtol is allowed in each element, so in their sum (the
@@ -42,17 +45,20 @@ namespace detail {
 
 // The signed errors of a group of elements, summed: d = actual - expected over the counted pairs.
 struct signed_sums {
-  double error;      // sum d
+  double error;      // sum d: an offset
+  double toward;     // sum d sign(expected): a scale
   double magnitude;  // sum |expected|
   double squared;    // sum d^2
   KBENCH_HOST_DEVICE void add(double actual, double expected) {
     const double d = actual - expected;
     error += d;
+    toward += expected < 0 ? -d : d;
     magnitude += expected < 0 ? -expected : expected;
     squared += d * d;
   }
   KBENCH_HOST_DEVICE void add(const signed_sums& o) {
     error += o.error;
+    toward += o.toward;
     magnitude += o.magnitude;
     squared += o.squared;
   }
@@ -102,14 +108,17 @@ inline void audit_bias(comparison& r, const std::vector<signed_sums>& rows, std:
     if (s.magnitude <= 0.0) return;
     ++audit.groups;
     const double allowed = b * s.magnitude + bias_chance_multiple * std::sqrt(s.squared);
-    const double ratio = allowed > 0.0 ? std::fabs(s.error) / allowed : (s.error == 0.0 ? 0.0 : HUGE_VAL);
+    const bool scale = std::fabs(s.toward) > std::fabs(s.error);  // the way it leans further
+    const double lean = scale ? s.toward : s.error;
+    const double ratio = allowed > 0.0 ? std::fabs(lean) / allowed : (lean == 0.0 ? 0.0 : HUGE_VAL);
     if (ratio <= audit.worst_ratio) return;
     audit.worst_ratio = ratio;
     audit.worst_where = where();
-    audit.worst_bias = s.error / s.magnitude;
+    audit.worst_scale = scale;
+    audit.worst_bias = lean / s.magnitude;
     audit.worst_allowed = allowed / s.magnitude;
   };
-  signed_sums whole{0.0, 0.0, 0.0};
+  signed_sums whole{0.0, 0.0, 0.0, 0.0};
   for (const signed_sums& row : rows) whole.add(row);
   judge(whole, [] { return std::string("the whole output"); });
   if (rows.size() > 1) {
@@ -124,11 +133,14 @@ inline void audit_bias(comparison& r, const std::vector<signed_sums>& rows, std:
   audit.worst_ratio = std::fmax(audit.worst_ratio, 0.0);
   if (audit.worst_ratio > 1.0) {
     r.passed = false;
-    r.reasons.push_back("the errors lean one way: over " + audit.worst_where + " they sum to " +
-                        detail::format_number(100.0 * audit.worst_bias) + "% of the reference's magnitude (sum of " +
-                        "|reference|), where rounding, the order of a sum and the tolerance's relative part allow " +
-                        detail::format_number(100.0 * audit.worst_allowed) +
-                        "%: each element may be within the tolerance, but together they are biased");
+    const std::string lean = detail::format_number(100.0 * audit.worst_bias) + "%";
+    r.reasons.push_back(
+        "the errors lean one way: over " + audit.worst_where +
+        (audit.worst_scale ? " they scale the reference's magnitudes by " + lean
+                           : " they sum to " + lean + " of the reference's magnitude (sum of |reference|)") +
+        ", where rounding, the order of a sum and the tolerance's relative part allow " +
+        detail::format_number(100.0 * audit.worst_allowed) +
+        "%: each element may be within the tolerance, but together they are biased");
   }
   r.bias = audit;
 }

@@ -278,7 +278,7 @@ std::vector<signed_sums> row_sums(const array_view& actual, const array_view& ex
   const auto* pa = static_cast<const typename A::storage*>(actual.data);
   const auto* pe = static_cast<const typename E::storage*>(expected.data);
   const double counted_from = smallest_normal(actual.type);
-  std::vector<signed_sums> rows(actual.size / row_length, signed_sums{0.0, 0.0, 0.0});
+  std::vector<signed_sums> rows(actual.size / row_length, signed_sums{0.0, 0.0, 0.0, 0.0});
   auto counted = [&](std::size_t i, double a, double e) {
     if (!std::isfinite(a) || !std::isfinite(e) || std::fabs(e) < counted_from) return false;
     if (!tol) return true;
@@ -290,7 +290,7 @@ std::vector<signed_sums> row_sums(const array_view& actual, const array_view& ex
   const std::size_t per_task = std::max<std::size_t>(1, (std::size_t{1} << 20) / row_length);
   parallel_for((rows.size() + per_task - 1) / per_task, [&](std::size_t task) {
     for (std::size_t row = task * per_task; row < std::min(rows.size(), (task + 1) * per_task); ++row) {
-      signed_sums s{0.0, 0.0, 0.0};
+      signed_sums s{0.0, 0.0, 0.0, 0.0};
       for (std::size_t i = row * row_length; i < (row + 1) * row_length; ++i) {
         const double a = A::value(pa[i]), e = E::value(pe[i]);
         if (counted(i, a, e)) s.add(a, e);

@@ -50,7 +50,7 @@ __global__ void __launch_bounds__(256) row_sums_kernel(const typename R::storage
   if (cut.row_length <= thread_row) {
     for (std::size_t row = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; row < cut.rows;
          row += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-      signed_sums s{0.0, 0.0, 0.0};
+      signed_sums s{0.0, 0.0, 0.0, 0.0};
       for (std::size_t i = row * cut.row_length; i < (row + 1) * cut.row_length; ++i) add_pair<R>(s, at(i), expected[i], counted_from);
       sums[row] = s;
     }
@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(256) row_sums_kernel(const typename R::storage
     const std::size_t begin = row * cut.row_length + part * cut.segment;
     const std::size_t row_end = (row + 1) * cut.row_length;
     const std::size_t end = begin + cut.segment < row_end ? begin + cut.segment : row_end;
-    signed_sums s{0.0, 0.0, 0.0};
+    signed_sums s{0.0, 0.0, 0.0, 0.0};
     for (std::size_t i = begin + threadIdx.x; i < end; i += blockDim.x) add_pair<R>(s, at(i), expected[i], counted_from);
     shared[threadIdx.x] = s;
     __syncthreads();
@@ -96,7 +96,7 @@ std::vector<signed_sums> run_row_sums(const void* actual, const void* expected, 
   std::vector<signed_sums> parts(segments);
   KBENCH_HIP_CHECK(hipMemcpyAsync(parts.data(), sums.data(), segments * sizeof(signed_sums), hipMemcpyDeviceToHost, stream));
   KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
-  std::vector<signed_sums> rows(cut.rows, signed_sums{0.0, 0.0, 0.0});
+  std::vector<signed_sums> rows(cut.rows, signed_sums{0.0, 0.0, 0.0, 0.0});
   for (std::size_t k = 0; k < segments; ++k) rows[k / cut.per_row].add(parts[k]);
   return rows;
 }

@@ -86,6 +86,7 @@ inline void from_json(const json& j, bias_audit& b) {
   read(j, "groups", b.groups);
   read_number(j, "allowance", b.allowance);
   read(j, "worst_where", b.worst_where);
+  read(j, "worst_scale", b.worst_scale);
   read_number(j, "worst_bias", b.worst_bias);
   read_number(j, "worst_allowed", b.worst_allowed);
   read_number(j, "worst_ratio", b.worst_ratio);

@@ -62,7 +62,7 @@ inline json to_json(const std::optional<bias_audit>& audit) {
   if (!audit) return nullptr;
   const bias_audit& b = *audit;
   return {{"groups", b.groups},           {"allowance", number(b.allowance)},         {"worst_where", b.worst_where},
-          {"worst_bias", number(b.worst_bias)}, {"worst_allowed", number(b.worst_allowed)}, {"worst_ratio", number(b.worst_ratio)}};
+          {"worst_scale", b.worst_scale}, {"worst_bias", number(b.worst_bias)}, {"worst_allowed", number(b.worst_allowed)}, {"worst_ratio", number(b.worst_ratio)}};
 }
 
 inline json to_json(const output_result& o) {

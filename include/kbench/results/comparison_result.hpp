@@ -55,7 +55,8 @@ struct bias_audit {
   std::size_t groups = 0;         // the whole output and the rows judged
   double allowance = 0.0;         // b: the relative lean allowed before the chance term
   std::string worst_where;        // "the whole output", "row 17", "row (2, 5)"
-  double worst_bias = 0.0;        // its signed error sum over its sum of |reference|
+  bool worst_scale = false;       // it leans as a scale (toward each value's magnitude), not an offset
+  double worst_bias = 0.0;        // its lean, summed, over its sum of |reference|
   double worst_allowed = 0.0;     // what it allowed, the same way
   double worst_ratio = 0.0;       // |lean| / allowed: above 1 fails
 };
