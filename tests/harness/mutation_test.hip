@@ -154,14 +154,14 @@ void slowed_reference(const __half* x, const __half* w, __half* y, std::int64_t 
   correct(x, w, y, rows, cols, s);
 }
 
-// Cheats that behave in a correctness run (which launches the optimized kernel about 125 times: once, again
+// Cheats that behave in a correctness run (which launches the optimized kernel about 130 times: once, again
 // on the same inputs, up to three more under load, with buffers moved off their alignment at every offset in
 // five groups (110 launches for these three fp16 buffers: 22 offsets below 256 bytes; all, the output, the
-// inputs, each input alone), once per run at the edges of the inputs' values (6 here, each after a reference
-// run and a comparison on the host), and on the checked buffers again) and misbehave once called in quick
-// succession about twice as often, as in the warm-up (20 ms) and the timed loop: they skip the work, change an
-// input, or write past the output. "Rushed": the 257th call or later in a row, each within 2 ms of the one
-// before.
+// inputs, each input alone), twice with each buffer against unmapped memory (6), once per run at the edges of
+// the inputs' values (6 here, each after a reference run and a comparison on the host), and on the checked
+// buffers again) and misbehave once called in quick succession about twice as often, as in the warm-up
+// (20 ms) and the timed loop: they skip the work, change an input, or write past the output. "Rushed": the
+// 257th call or later in a row, each within 2 ms of the one before.
 template <int Variant>
 bool rushed() {
   static std::chrono::steady_clock::time_point last{};

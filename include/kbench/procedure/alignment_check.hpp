@@ -3,7 +3,7 @@
 // over 32- to 256-byte lines that assumes its start is line-aligned when it is only 16-byte aligned: a view
 // a few vectors into a tensor), as the case allows; all together, the outputs alone, the inputs alone and
 // each buffer alone, on the inputs of set 0: its outputs must still be the reference's.
-// Part of a correctness run with a case's first seed (correctness_run.hpp): misaligned_runs holds memory
+// Part of a correctness run with a case's first seed (correctness_run.hpp): relocated_runs.hpp holds memory
 // of its own, places input set 0 there, launches on it and hands the outputs to the comparator.
 #pragma once
 
@@ -14,11 +14,11 @@
 
 #include <fmt/format.h>
 
-#include "../contract/device_buffer.hpp"
 #include "../results/outcome.hpp"
 #include "../results/results.hpp"
 #include "case_buffers.hpp"
 #include "output_comparator.hpp"
+#include "relocated_runs.hpp"
 
 namespace kbench {
 namespace detail {
@@ -111,100 +111,32 @@ struct misalignment {
   return runs;
 }
 
-// The runs with buffers moved off their alignment, and their memory: each buffer's bytes and 256 more, and
-// an aligned copy of each output for the comparison (the device comparison reads 16 bytes at a time).
-class misaligned_runs {
- public:
-  misaligned_runs(const case_layout& layout, const case_devices& devices, const case_buffers& buffers,
-                  case_launcher& launcher, output_comparator& comparator)
-      : layout_(layout), devices_(devices), buffers_(buffers), launcher_(launcher), comparator_(comparator) {
-    for (std::size_t k = 0; k < layout_.input_count(); ++k) {
-      const current_device here = devices_.on(layout_.input_slot(k));
-      inputs_.emplace_back(layout_.input_slot(k).storage_bytes() + widest_offset);
-    }
-    for (std::size_t k = 0; k < layout_.output_count(); ++k) {
-      const current_device here = devices_.on(layout_.output_slot(k));
-      outputs_.emplace_back(layout_.output_slot(k).storage_bytes() + widest_offset);
-      aligned_.emplace_back(layout_.output_slot(k).storage_bytes());
-    }
+// The optimized kernel with buffers moved as `m` says, on the inputs of set 0, in `runs`' memory (each
+// buffer's bytes and widest_offset more): its outputs must be the reference's. A mismatch names the output,
+// its offset and every buffer's place; a fault too (and ends the run: on NVIDIA a misaligned access leaves
+// the device unusable).
+[[nodiscard]] inline std::vector<finding> run_misaligned(relocated_runs& runs, const case_layout& layout,
+                                                         const misalignment& m) {
+  std::vector<void*> inputs, outputs;
+  for (std::size_t k = 0; k < layout.input_count(); ++k) inputs.push_back(runs.input_memory(k) + m.of(layout.input_slot(k)));
+  for (std::size_t k = 0; k < layout.output_count(); ++k) outputs.push_back(runs.output_memory(k) + m.of(layout.output_slot(k)));
+  const std::string where = fmt::format("with buffers moved {} byte{} off their alignment ({}: {})", m.offset,
+                                        m.offset > 1 ? "s" : "", m.words(), m.places(layout));
+  const std::vector<comparison> compared = runs.run_at(
+      inputs, outputs,
+      fmt::format("{}, the optimized kernel failed (it needs aligned buffers: declare requires_alignment(), or check the "
+                  "addresses of every buffer)",
+                  where));
+  std::vector<finding> found;
+  for (std::size_t k = 0; k < compared.size(); ++k) {
+    if (compared[k].passed) continue;
+    const buffer_slot& slot = layout.output_slot(k);
+    found.push_back({finding_kind::misaligned,
+                     fmt::format("{}, output '{}' ({} bytes off) disagrees with the reference: {}", where, slot.name,
+                                 m.of(slot), compared[k].reasons.empty() ? std::string("failed") : compared[k].reasons.front())});
   }
-
-  // The optimized kernel with buffers moved as `m` says, on the inputs of set 0: its outputs must be the
-  // reference's. A mismatch names the output, its offset and every buffer's place; a fault too (and ends
-  // the run: on NVIDIA a misaligned access leaves the device unusable).
-  [[nodiscard]] std::vector<finding> run(const misalignment& m) {
-    std::vector<finding> found;
-    std::vector<void*> inputs, outputs;
-    for (std::size_t k = 0; k < inputs_.size(); ++k) inputs.push_back(moved(inputs_[k], m.of(layout_.input_slot(k))));
-    for (std::size_t k = 0; k < outputs_.size(); ++k) outputs.push_back(moved(outputs_[k], m.of(layout_.output_slot(k))));
-    place_first_input_set(inputs, outputs);
-    const std::string where = fmt::format("with buffers moved {} byte{} off their alignment ({}: {})", m.offset,
-                                          m.offset > 1 ? "s" : "", m.words(), m.places(layout_));
-    try {
-      launcher_.launch_at(side::optimized, inputs, outputs);
-      devices_.synchronize_devices();
-    } catch (const hip_error& e) {
-      throw hip_error(e.code(), fmt::format("{}, the optimized kernel failed (it needs aligned buffers: declare "
-                                            "requires_alignment(), or check the addresses of every buffer): {}",
-                                            where, e.what()));
-    }
-    for (std::size_t k = 0; k < layout_.output_count(); ++k) {
-      const buffer_slot& slot = layout_.output_slot(k);
-      const comparison c = comparator_.against_reference(k, aligned_copy(k, outputs[k]));
-      if (!c.passed) {
-        found.push_back({finding_kind::misaligned,
-                         fmt::format("{}, output '{}' ({} bytes off) disagrees with the reference: {}", where, slot.name,
-                                     m.of(slot), c.reasons.empty() ? std::string("failed") : c.reasons.front())});
-      }
-    }
-    return found;
-  }
-
- private:
-  [[nodiscard]] static void* moved(const device_allocation& memory, std::size_t bytes) {
-    return static_cast<unsigned char*>(memory.data()) + bytes;
-  }
-
-  // Input set 0 placed at the moved addresses, as a launch starts from it: each input's values, each
-  // output's (in-place buffers' drawn values, poison for the others); waits.
-  void place_first_input_set(const std::vector<void*>& inputs, const std::vector<void*>& outputs) const {
-    const input_set_view first = buffers_.first_input_set();
-    for (std::size_t k = 0; k < inputs.size(); ++k) {
-      const buffer_slot& slot = layout_.input_slot(k);
-      const current_device here = devices_.on(slot);
-      KBENCH_HIP_CHECK(hipMemcpyAsync(inputs[k], first.inputs[k], slot.storage_bytes(), hipMemcpyDeviceToDevice,
-                                      devices_.stream_of(slot)));
-    }
-    for (std::size_t k = 0; k < outputs.size(); ++k) {
-      const buffer_slot& slot = layout_.output_slot(k);
-      const current_device here = devices_.on(slot);
-      if (layout_.in_place(k)) {
-        KBENCH_HIP_CHECK(hipMemcpyAsync(outputs[k], first.starts[k], slot.storage_bytes(), hipMemcpyDeviceToDevice,
-                                        devices_.stream_of(slot)));
-      } else {
-        poison(outputs[k], slot.type, slot.storage(), devices_.stream_of(slot));
-      }
-    }
-    devices_.synchronize();  // whatever stream the kernel uses
-  }
-
-  // Output k, written at `moved`, copied to aligned memory (waited for); there for the comparison.
-  [[nodiscard]] const void* aligned_copy(std::size_t k, const void* moved) const {
-    const buffer_slot& slot = layout_.output_slot(k);
-    const current_device here = devices_.on(slot);
-    KBENCH_HIP_CHECK(hipMemcpyAsync(aligned_[k].data(), moved, slot.storage_bytes(), hipMemcpyDeviceToDevice,
-                                    devices_.stream_of(slot)));
-    KBENCH_HIP_CHECK(hipStreamSynchronize(devices_.stream_of(slot)));
-    return aligned_[k].data();
-  }
-
-  const case_layout& layout_;
-  const case_devices& devices_;
-  const case_buffers& buffers_;
-  case_launcher& launcher_;
-  output_comparator& comparator_;
-  std::vector<device_allocation> inputs_, outputs_, aligned_;
-};
+  return found;
+}
 
 // Every misalignment in turn, up to the first that finds a problem; what it found.
 [[nodiscard]] inline std::vector<finding> check_alignment(const case_layout& layout, const case_devices& devices,
@@ -212,9 +144,9 @@ class misaligned_runs {
                                                           output_comparator& comparator, bool every_offset) {
   const std::vector<misalignment> runs = misalignments(layout, every_offset);
   if (runs.empty()) return {};
-  misaligned_runs moved(layout, devices, buffers, launcher, comparator);
+  relocated_runs moved(layout, devices, buffers, launcher, comparator, widest_offset);
   for (const misalignment& m : runs) {
-    std::vector<finding> found = moved.run(m);
+    std::vector<finding> found = run_misaligned(moved, layout, m);
     if (!found.empty()) return found;
   }
   return {};

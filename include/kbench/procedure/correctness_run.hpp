@@ -17,8 +17,12 @@
 //   alignment    (checks.alignment) the optimized kernel again with buffers off their alignment at every
 //                offset that breaks a vector access of up to 16 bytes (as the case allows), all of them,
 //                the outputs alone and the inputs alone: its outputs must still be the reference's
-//                (alignment_check.hpp); then once more on set 0's buffers, which the run's last launch
-//                always uses
+//                (alignment_check.hpp)
+//   bounds       (checks.alignment, for a kernel right so far) the optimized kernel again with each buffer
+//                in turn against unmapped memory, ending where it starts, then starting where it ends: a
+//                read or write beyond the buffer faults, naming it and the side, and the outputs must still
+//                be the reference's (bounds_check.hpp; a note where the platform cannot fence memory); then
+//                once more on set 0's buffers, which the run's last launch always uses
 //   edges        (checks.extended) both sides again on inputs at other magnitudes, with signed zeros, subnormals
 //                and exact ties, judged where the reference is finite (edge_check.hpp); then set 0 as
 //                declared again, the reference rerun on it
@@ -39,6 +43,7 @@
 #include "../results/outcome.hpp"
 #include "../results/results.hpp"
 #include "alignment_check.hpp"
+#include "bounds_check.hpp"
 #include "case_buffers.hpp"
 #include "case_device_tools.hpp"
 #include "correctness_checks.hpp"
@@ -95,6 +100,12 @@ class correctness_run {
     const bool small = layout_.declaration().elements() <= small_case_elements;
     const bool every = checks.extended && (small || checks.any_size);
     if (checks.alignment) append(problems, check_alignment(layout_, devices_, buffers_, launcher_, comparator_, every));
+    // Each buffer against unmapped memory only for a kernel right so far: what fails is reported already (a
+    // write past an output's end, by its guards), and a fault would put an error in its place (on NVIDIA, one
+    // that loses the device).
+    if (checks.alignment && run_passed(problems, outputs)) {
+      append(problems, check_bounds(layout_, devices_, buffers_, launcher_, comparator_));
+    }
     // The edges only for a kernel right as declared: what fails there is reported, and each edge run would
     // repeat it.
     const bool edges = every && layout_.declaration().edge_values && run_passed(problems, outputs);

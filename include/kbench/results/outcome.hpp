@@ -48,6 +48,7 @@ enum class finding_kind {
   persisting_cache,    // a kernel kept memory in L2 through the cache flush (an access-policy window, set-aside L2)
   throttled,           // too few samples ran at the SM clock to leave out those that did not (throttle_rule.hpp)
   edge_value,          // wrong where the reference is finite, on inputs at other magnitudes or special values
+  out_of_bounds,       // wrong with a buffer against unmapped memory, at its end or at its start
 };
 
 struct finding {
@@ -155,6 +156,7 @@ inline void append(std::vector<finding>& to, const std::vector<finding>& found) 
     case finding_kind::persisting_cache: return "persisting_cache";
     case finding_kind::throttled: return "throttled";
     case finding_kind::edge_value: return "edge_value";
+    case finding_kind::out_of_bounds: return "out_of_bounds";
   }
   return "?";
 }

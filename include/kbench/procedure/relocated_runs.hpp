@@ -1,0 +1,106 @@
+// kbench/procedure/relocated_runs.hpp: the optimized kernel launched on input set 0 placed at addresses a
+// check chooses, and its outputs compared with the reference's: what the runs with buffers off their
+// alignment (alignment_check.hpp) and the runs with a buffer against unmapped memory (bounds_check.hpp)
+// share. It holds memory of its own for every buffer, with room to move it, and aligned memory to compare
+// an output from where it was written elsewhere (the device comparison reads 16 bytes at a time).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "../contract/device_buffer.hpp"
+#include "../contract/hip_check.hpp"
+#include "../engines/comparison.hpp"
+#include "case_buffers.hpp"
+#include "output_comparator.hpp"
+
+namespace kbench {
+namespace detail {
+
+class relocated_runs {
+ public:
+  // Memory of its own for every buffer: its bytes and `room` more.
+  relocated_runs(const case_layout& layout, const case_devices& devices, const case_buffers& buffers,
+                 case_launcher& launcher, output_comparator& comparator, std::size_t room)
+      : layout_(layout), devices_(devices), buffers_(buffers), launcher_(launcher), comparator_(comparator) {
+    for (std::size_t k = 0; k < layout_.input_count(); ++k) {
+      const current_device here = devices_.on(layout_.input_slot(k));
+      inputs_.emplace_back(layout_.input_slot(k).storage_bytes() + room);
+    }
+    for (std::size_t k = 0; k < layout_.output_count(); ++k) {
+      const current_device here = devices_.on(layout_.output_slot(k));
+      outputs_.emplace_back(layout_.output_slot(k).storage_bytes() + room);
+    }
+    aligned_.resize(layout_.output_count());
+  }
+
+  // The memory of input k, and of output k (each allocation's start is 256-byte aligned).
+  [[nodiscard]] unsigned char* input_memory(std::size_t k) const { return static_cast<unsigned char*>(inputs_[k].data()); }
+  [[nodiscard]] unsigned char* output_memory(std::size_t k) const { return static_cast<unsigned char*>(outputs_[k].data()); }
+
+  // Input set 0 placed at `inputs` and `outputs` (declaration order), the optimized kernel launched on them
+  // and waited for, and each output's comparison with the reference. A launch that fails throws hip_error:
+  // `failed`, then the launch's own message.
+  [[nodiscard]] std::vector<comparison> run_at(const std::vector<void*>& inputs, const std::vector<void*>& outputs,
+                                               const std::string& failed) {
+    place_first_input_set(inputs, outputs);
+    try {
+      launcher_.launch_at(side::optimized, inputs, outputs);
+      devices_.synchronize_devices();
+    } catch (const hip_error& e) {
+      throw hip_error(e.code(), failed + ": " + e.what());
+    }
+    std::vector<comparison> compared;
+    for (std::size_t k = 0; k < outputs.size(); ++k) compared.push_back(comparator_.against_reference(k, aligned(k, outputs[k])));
+    return compared;
+  }
+
+ private:
+  // Input set 0 as a launch starts from it: each input's values, each output's (in-place buffers' drawn
+  // values, poison for the others); waits.
+  void place_first_input_set(const std::vector<void*>& inputs, const std::vector<void*>& outputs) const {
+    const input_set_view first = buffers_.first_input_set();
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+      const buffer_slot& slot = layout_.input_slot(k);
+      const current_device here = devices_.on(slot);
+      KBENCH_HIP_CHECK(hipMemcpyAsync(inputs[k], first.inputs[k], slot.storage_bytes(), hipMemcpyDeviceToDevice,
+                                      devices_.stream_of(slot)));
+    }
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      const buffer_slot& slot = layout_.output_slot(k);
+      const current_device here = devices_.on(slot);
+      if (layout_.in_place(k)) {
+        KBENCH_HIP_CHECK(hipMemcpyAsync(outputs[k], first.starts[k], slot.storage_bytes(), hipMemcpyDeviceToDevice,
+                                        devices_.stream_of(slot)));
+      } else {
+        poison(outputs[k], slot.type, slot.storage(), devices_.stream_of(slot));
+      }
+    }
+    devices_.synchronize();  // whatever stream the kernel uses
+  }
+
+  // Output k where it was written, or, off a 16-byte boundary, a copy in aligned memory (waited for).
+  [[nodiscard]] const void* aligned(std::size_t k, const void* written) {
+    if (reinterpret_cast<std::uintptr_t>(written) % 16 == 0) return written;
+    const buffer_slot& slot = layout_.output_slot(k);
+    const current_device here = devices_.on(slot);
+    if (!aligned_[k].data()) aligned_[k] = device_allocation(slot.storage_bytes());
+    KBENCH_HIP_CHECK(hipMemcpyAsync(aligned_[k].data(), written, slot.storage_bytes(), hipMemcpyDeviceToDevice,
+                                    devices_.stream_of(slot)));
+    KBENCH_HIP_CHECK(hipStreamSynchronize(devices_.stream_of(slot)));
+    return aligned_[k].data();
+  }
+
+  const case_layout& layout_;
+  const case_devices& devices_;
+  const case_buffers& buffers_;
+  case_launcher& launcher_;
+  output_comparator& comparator_;
+  std::vector<device_allocation> inputs_, outputs_;
+  std::vector<device_allocation> aligned_;  // by output, made when first needed
+};
+
+}  // namespace detail
+}  // namespace kbench
