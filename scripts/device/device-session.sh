@@ -7,7 +7,8 @@
 #                                              table (studies/)
 #   scripts/device/device-session.sh sanitize  build, then compute-sanitizer over the kernel tests
 #   scripts/device/device-session.sh harness   build, then kbench's own GPU tests (mutation and trust
-#                                              suites, the verdict and fault isolation, the edges and nearby
+#                                              suites, the verdict and fault isolation, reads outside a
+#                                              buffer, the edges and nearby
 #                                              shapes, device comparison and its speed, multi-device, timing
 #                                              cases, examples)
 #   KBENCH_SESSION_TESTS=<regex>               also run `ctest -R <regex>` (correctness, then perf) first
@@ -63,7 +64,7 @@ case "$stage" in
     ;;
   harness)
     build_native
-    ctest --test-dir build/nvidia-native -R "mutation|trust|verdict|isolation|edges|nearby|device_compare|multi_device|timing_test|example" \
+    ctest --test-dir build/nvidia-native -R "mutation|trust|verdict|isolation|bounds|edges|nearby|device_compare|multi_device|timing_test|example" \
       --output-on-failure --verbose > "$out/harness.log" 2>&1
     status=$?
     grep -E "Test +#|tests passed|tests failed|FAILED|failed|passed \(|device comparison of" "$out/harness.log" | tail -40
