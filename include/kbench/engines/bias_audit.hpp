@@ -39,6 +39,7 @@
 #include "../contract/tolerance.hpp"
 #include "../detail/host_device.hpp"
 #include "../results/comparison_result.hpp"
+#include "tally.hpp"
 
 namespace kbench {
 namespace detail {
@@ -63,6 +64,12 @@ struct signed_sums {
     squared += o.squared;
   }
 };
+
+// The whole output's sums as an element loop tallies them (tally.hpp), the root of their squares from every
+// finite pair (a bound no smaller than the counted pairs' alone).
+[[nodiscard]] inline signed_sums whole_output_sums(const element_tally& t) {
+  return {t.bias_error, t.bias_toward, t.bias_magnitude, t.norm_diff};
+}
 
 // Rows as the audit sees an output: its last extent when it has two or more, else one row of it all.
 [[nodiscard]] inline std::size_t audit_row_length(std::size_t size, const std::vector<std::size_t>& extents) {

@@ -43,6 +43,7 @@ struct array_view {
 struct compare_options {
   std::size_t mismatches_to_keep = 8;
   bool detect_poison = true;  // name elements that still hold the poison pattern
+  bool audit_signs = true;    // the errors' signs (bias_audit.hpp); off where only the element rules are asked
 };
 
 namespace detail {
@@ -83,6 +84,8 @@ partial_result compare_elements(const array_view& actual, const array_view& expe
   element_tally& t = r.tally;
   // The hot sums and maxima live in locals; the tally takes them at the end.
   double dot = 0.0, norm_a = 0.0, norm_e = 0.0, norm_diff = 0.0, max_abs = -1.0, max_rel = -1.0;
+  signed_sums bias{0.0, 0.0, 0.0, 0.0};  // the tally's bias sums (its squares unused: norm_diff stands for them)
+  const double counted_from = A::is_float ? smallest_normal(actual.type) : 0.0;
   std::uint64_t max_abs_index = no_index, max_rel_index = no_index;
   std::size_t mismatches = 0, finite_pairs = 0;
   for (std::size_t i = begin; i < end; ++i) {
@@ -123,6 +126,7 @@ partial_result compare_elements(const array_view& actual, const array_view& expe
       norm_a += a * a;
       norm_e += e * e;
       norm_diff += (a - e) * (a - e);
+      if (ok && std::fabs(e) >= counted_from) bias.add(a, e);
     }
     // Strictly larger only: a tie keeps the earlier index.
     if (abs_err > max_abs) max_abs = abs_err, max_abs_index = i, t.max_abs_expected = e;
@@ -140,6 +144,7 @@ partial_result compare_elements(const array_view& actual, const array_view& expe
   t.max_abs = max_abs, t.max_abs_index = max_abs_index;
   t.max_rel = max_rel, t.max_rel_index = max_rel_index;
   t.dot = dot, t.norm_a = norm_a, t.norm_e = norm_e, t.norm_diff = norm_diff;
+  t.bias_error = bias.error, t.bias_toward = bias.toward, t.bias_magnitude = bias.magnitude;
   return r;
 }
 
@@ -215,10 +220,16 @@ std::vector<signed_sums> row_sums(const array_view& actual, const array_view& ex
   return rows;
 }
 
-// Audits the signs of a floating-point output's errors (bias_audit.hpp), when it passed the rest.
-inline void audit_signs(comparison& r, const array_view& actual, const array_view& expected, const tolerance& tol) {
+// Audits the signs of a floating-point output's errors (bias_audit.hpp), when it passed the rest: one row (a
+// one-dimensional output) from the element loop's tally, rows from a second pass.
+inline void audit_signs(comparison& r, const array_view& actual, const array_view& expected, const tolerance& tol,
+                        const element_tally& t) {
   if (!r.passed || !info(actual.type).is_float) return;
   const std::size_t row_length = audit_row_length(actual.size, actual.extents);
+  if (row_length == actual.size) {
+    audit_bias(r, {whole_output_sums(t)}, row_length, tol, actual.type, actual.extents);
+    return;
+  }
   const tolerance* matching_only = r.mismatches > 0 ? &tol : nullptr;
   const std::vector<signed_sums> rows = visit_dtype(actual.type, [&](auto d) {
     using A = reader_of<decltype(d)::value>;
@@ -348,7 +359,7 @@ inline void finish_comparison(comparison& r, const tolerance& tol, const std::ve
   r.first_mismatches = std::move(p.first_mismatches);
   finish_comparison(r, tol, actual.extents, p.tally);
   detail::audit_allowance(r, actual, expected, tol, p.tally);
-  detail::audit_signs(r, actual, expected, tol);
+  if (options.audit_signs) detail::audit_signs(r, actual, expected, tol, p.tally);
   return r;
 }
 

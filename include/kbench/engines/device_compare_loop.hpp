@@ -92,6 +92,7 @@ struct compare_parameters {
   std::size_t n;
   device_rules rules;
   bool detect_poison;
+  double counted_from;  // the bias sums' smallest reference (tally.hpp): the type's smallest normal
 };
 
 // One thread's running tally. A thread meets its elements in increasing index order, so "first" is the
@@ -151,6 +152,11 @@ __device__ inline void compare_element(thread_tally& t, std::size_t i, typename 
     t.norm_a += a * a;
     t.norm_e += e * e;
     t.norm_diff += (a - e) * (a - e);
+    if (ok && magnitude >= c.counted_from) {
+      t.bias_error += a - e;
+      t.bias_toward += e < 0 ? e - a : a - e;
+      t.bias_magnitude += magnitude;
+    }
   }
   if (abs_err > t.max_abs) t.max_abs = abs_err, t.max_abs_index = i, t.max_abs_expected = e;
   if (rel_err > t.max_rel) t.max_rel = rel_err, t.max_rel_index = i;
@@ -211,6 +217,9 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
     t.norm_a += a * a;
     t.norm_e += e * e;
     t.norm_diff += d * d;
+    if (ok && magnitude[k] >= c.counted_from) {
+      t.bias_error += d, t.bias_toward += e < 0 ? -d : d, t.bias_magnitude += magnitude[k];
+    }
     group_max = fmax(group_max, abs_err[k]);
     rel_candidate = rel_candidate || abs_err[k] > rel_threshold * magnitude[k];
   }
@@ -304,15 +313,25 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
   for (std::size_t i = vectors * per_vector + first; i < c.n; i += stride) {
     compare_element<R>(tally, i, actual ? actual[i] : constant, expected[i], poison, c);
   }
-  // Thread partials merge in a fixed tree within the block, block partials in block order on the host.
-  __shared__ element_tally shared[256];
-  shared[threadIdx.x] = element_tally::none();
-  shared[threadIdx.x].merge(tally);
+  // Thread partials merge in a fixed tree within the block, block partials in block order on the host. The
+  // upper half's partials merge into the lower half's first: 128 tallies fit in a block's 48 KiB of static
+  // shared memory, 256 do not.
+  __shared__ element_tally shared[128];
+  const unsigned int half = blockDim.x / 2;
+  if (threadIdx.x >= half) {
+    shared[threadIdx.x - half] = element_tally::none();
+    shared[threadIdx.x - half].merge(tally);
+  }
   __syncthreads();
-  for (unsigned int width = 1; width < blockDim.x; width *= 2) {
-    if (threadIdx.x % (2 * width) == 0 && threadIdx.x + width < blockDim.x) {
-      shared[threadIdx.x].merge(shared[threadIdx.x + width]);
-    }
+  if (threadIdx.x < half) {
+    element_tally mine = element_tally::none();
+    mine.merge(tally);
+    mine.merge(shared[threadIdx.x]);
+    shared[threadIdx.x] = mine;
+  }
+  __syncthreads();
+  for (unsigned int width = 1; width < half; width *= 2) {
+    if (threadIdx.x % (2 * width) == 0 && threadIdx.x + width < half) shared[threadIdx.x].merge(shared[threadIdx.x + width]);
     __syncthreads();
   }
   if (threadIdx.x == 0) partials[blockIdx.x] = shared[0];
@@ -361,7 +380,8 @@ element_tally run_compare(const void* actual, const void* expected, std::size_t 
     throw usage_error("device comparison needs 16-byte aligned buffers");
   }
   hipLaunchKernelGGL(compare_kernel<R>, dim3(blocks), dim3(256), 0, stream, static_cast<const S*>(actual),
-                     static_cast<const S*>(expected), constant, poison, compare_parameters{n, rules, detect_poison},
+                     static_cast<const S*>(expected), constant, poison,
+                     compare_parameters{n, rules, detect_poison, info(t).is_float ? smallest_normal(t) : 0.0},
                      partials.data());
   KBENCH_HIP_CHECK_LAUNCH();
   std::vector<element_tally> host(blocks);

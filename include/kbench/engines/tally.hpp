@@ -22,6 +22,10 @@ struct basic_tally {
   double max_abs, max_rel;
   double max_abs_expected;  // the expected value where the abs error is largest
   double dot, norm_a, norm_e, norm_diff;
+  // The errors' signs over the whole output (engines/bias_audit.hpp): d = actual - expected summed as it is
+  // and toward the reference's magnitude, and |expected|, over the finite pairs that meet the element rules
+  // with the reference at least the type's smallest normal.
+  double bias_error, bias_toward, bias_magnitude;
   // How far apart the finite pairs are in units of the output dtype (integers: their difference): 0, 1
   // and 2 (the rest: finite_pairs less these), and the most.
   Count ulps_equal, ulps_one, ulps_two;
@@ -29,7 +33,7 @@ struct basic_tally {
 
   KBENCH_HOST_DEVICE static basic_tally none() {
     return {0,   0,   0,   0,   0,   0,   no_index, no_index, no_index, no_index, no_index, -1.0, -1.0,
-            0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0};
+            0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0, 0};
   }
 
   // One finite pair `ulps` apart.
@@ -61,6 +65,7 @@ struct basic_tally {
       max_rel = o.max_rel, max_rel_index = o.max_rel_index;
     }
     dot += o.dot, norm_a += o.norm_a, norm_e += o.norm_e, norm_diff += o.norm_diff;
+    bias_error += o.bias_error, bias_toward += o.bias_toward, bias_magnitude += o.bias_magnitude;
     ulps_equal += o.ulps_equal, ulps_one += o.ulps_one, ulps_two += o.ulps_two;
     max_ulps = o.max_ulps > max_ulps ? o.max_ulps : max_ulps;
   }

@@ -106,13 +106,14 @@ class output_comparator {
     return compare_on_host(actual_values.view(slot.size, slot.extents), expected_values.view(slot.size, slot.extents), tol);
   }
 
-  // On the GPU: whether the tolerance accepts, against the device reference's output k, the output at
-  // `actual` (null: every element the bits `constant`); `norm`, when given, gets the reference's norm.
+  // On the GPU: whether the tolerance's rules accept, against the device reference's output k, the output at
+  // `actual` (null: every element the bits `constant`); `norm`, when given, gets the reference's norm. The
+  // errors' signs are not audited: the tolerance probes ask whether the rules themselves can fail.
   [[nodiscard]] bool device_accepts(std::size_t k, const void* actual, std::uint64_t constant, double* norm = nullptr) {
     const buffer_slot& slot = layout_.output_slot(k);
     const device_comparison d =
         compare_on_device(actual, buffers_.output_data(side::reference, k), slot.type, slot.size, slot.extents,
-                          layout_.tolerance_of_output(k), devices_.stream_of(slot), constant);
+                          layout_.tolerance_of_output(k), devices_.stream_of(slot), constant, false);
     if (norm) *norm = d.expected_norm;
     return d.result.passed;
   }
