@@ -72,16 +72,17 @@ std::string findings_of(const kbench::perf_outcome& o) {
 
 bool found(const kbench::perf_outcome& o, const std::string& text) { return findings_of(o).find(text) != std::string::npos; }
 
-// Called in quick succession more often than a correctness run calls (up to about 50 times, most with
-// buffers moved off their alignment): the 65th call or later in a row, each within 2 ms of the one
-// before, as in the warm-up and a batch's capture.
+// Called in quick succession more often than a correctness run calls (about 70 times for these two fp32
+// buffers, most with them moved off their alignment at every offset below 256 bytes, four against unmapped
+// memory): the 257th call or later in a row, each within 2 ms of the one before, as in the warm-up and a
+// batch's capture.
 bool rushed() {
   static std::chrono::steady_clock::time_point last{};
   static int streak = 0;
   const auto now = std::chrono::steady_clock::now();
   streak = now - last < std::chrono::milliseconds(2) ? streak + 1 : 0;
   last = now;
-  return streak >= 64;
+  return streak >= 256;
 }
 
 // ---- compute-bound maps ------------------------------------------------------------------------------
