@@ -217,7 +217,8 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
     t.norm_a += a * a;
     t.norm_e += e * e;
     t.norm_diff += d * d;
-    if (ok && magnitude[k] >= c.counted_from) {
+    // Every pair counts, matching or not: the device's result is used only when every element matched.
+    if (magnitude[k] >= c.counted_from) {
       t.bias_error += d, t.bias_toward += e < 0 ? -d : d, t.bias_magnitude += magnitude[k];
     }
     group_max = fmax(group_max, abs_err[k]);
