@@ -232,7 +232,14 @@ std::vector<unsigned char> raw_cubin(std::uint8_t abi) {
 
 // An ELF file made an AMDGPU code object (EM_AMDGPU) whose metadata names `target` ("" none).
 std::vector<unsigned char> raw_amdgpu_object(const std::string& target) {
-  nlohmann::json kernel = {{".name", "scale_kernel"}, {".vgpr_count", 9}, {".sgpr_count", 19}, {".wavefront_size", 64}};
+  // scale_kernel(const float*, float*, int): 8, 8 and 4 bytes, then the runtime's hidden arguments.
+  const nlohmann::json args = nlohmann::json::array(
+      {{{".offset", 0}, {".size", 8}, {".value_kind", "global_buffer"}},
+       {{".offset", 8}, {".size", 8}, {".value_kind", "global_buffer"}},
+       {{".offset", 16}, {".size", 4}, {".value_kind", "by_value"}},
+       {{".offset", 24}, {".size", 4}, {".value_kind", "hidden_block_count_x"}}});
+  nlohmann::json kernel = {{".name", "scale_kernel"}, {".vgpr_count", 9}, {".sgpr_count", 19}, {".wavefront_size", 64},
+                           {".args", args}};
   nlohmann::json meta = {{"amdhsa.kernels", {kernel}}};
   if (!target.empty()) meta["amdhsa.target"] = target;
   std::vector<unsigned char> object = elf_with_note("AMDGPU", 32, nlohmann::json::to_msgpack(meta));
@@ -497,6 +504,22 @@ TEST_CASE("a code object file: every kernel of every target, whatever its contai
   CHECK(raw.front().name == "scale_kernel");
   CHECK(raw.front().vgprs == 9);
   CHECK(raw.front().sgprs == 19);
+}
+
+TEST_CASE("a kernel's parameters from an AMD code object's metadata, for the check of a launch by name", "[resources]") {
+  const temporary_file hsaco("args.hsaco", raw_amdgpu_object("amdgcn-amd-amdhsa--gfx90a:xnack-"));
+  namespace d = kbench::detail;
+  // The device's target with its features (gcnArchName) finds the file's, whatever features either names.
+  const std::optional<std::vector<d::argument_slot>> found = d::recorded_arguments(hsaco.path(), "scale_kernel", "gfx90a:sramecc+:xnack-");
+  REQUIRE(found);
+  CHECK(*found == std::vector<d::argument_slot>{{0, 8}, {8, 8}, {16, 4}});  // the hidden argument left out
+  CHECK_FALSE(d::recorded_arguments(hsaco.path(), "scale_kernel", "gfx942"));  // no code for that target
+  CHECK_FALSE(d::recorded_arguments(hsaco.path(), "other_kernel", "gfx90a"));
+  CHECK_FALSE(d::recorded_arguments("kbench_resources_test_absent.co", "scale_kernel", "gfx90a"));
+  // A launch that gives (float*, float*, double) is refused before it runs.
+  const d::argument_slot given[] = {{0, 8}, {8, 8}, {16, 8}};
+  CHECK_THROWS_WITH(d::check_argument_layout("scale_kernel", hsaco.path(), given, 3, *found),
+                    contains("argument 2 is 8 bytes at 16, the kernel's 4 at 16"));
 }
 
 TEST_CASE("a code object file the reader does not know is an error naming it, never an empty list", "[resources]") {

@@ -66,6 +66,7 @@ class loaded_modules {
     }
     if (status != hipSuccess) throw_load_error(path, "its kernel '" + name + "' could not be loaded", status, device);
     k.record = module_argument_record(k.function);
+    if (!k.record && file_argument_reader()) k.record = file_argument_reader()(path, name, device_target(device));
     names_.emplace(reinterpret_cast<const void*>(k.function), name);
     return kernels_.emplace(key, std::move(k)).first->second;
   }
@@ -91,18 +92,25 @@ class loaded_modules {
     return modules_.emplace(key, module).first->second;
   }
 
+  // The device's target as code objects name it ("gfx90a:sramecc+:xnack-", "sm_90"); "" where unknown.
+  static std::string device_target(int device) {
+    hipDeviceProp_t prop{};
+    if (hipGetDeviceProperties(&prop, device) != hipSuccess) {
+      (void)hipGetLastError();
+      return "";
+    }
+#if defined(KBENCH_PLATFORM_NVIDIA)
+    return "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+#else
+    return prop.gcnArchName;
+#endif
+  }
+
   [[noreturn]] static void throw_load_error(const std::string& path, const std::string& what, hipError_t status,
                                             int device) {
     (void)hipGetLastError();
-    hipDeviceProp_t prop{};
     std::string target = "device " + std::to_string(device);
-    if (hipGetDeviceProperties(&prop, device) == hipSuccess) {
-#if defined(KBENCH_PLATFORM_NVIDIA)
-      target += ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-#else
-      target += std::string(", ") + prop.gcnArchName;
-#endif
-    }
+    if (const std::string name = device_target(device); !name.empty()) target += ", " + name;
     const std::string why = std::string(hipGetErrorName(status)) + ": " + hipGetErrorString(status);
     if (not_for_this_device(status)) {
       throw usage_error(path + " is no code object for this device (" + target + "): " + what + " (" + why +

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -119,6 +120,18 @@ inline void check_argument_layout(const std::string& kernel, const std::string& 
   }
   throw usage_error("kernel '" + kernel + "' of " + path + " takes " + describe_layout(recorded.data(), recorded.size()) +
                     ", and the launch gives " + describe_layout(given, count) + where);
+}
+
+// Where the platform cannot read a kernel's parameters from the loaded code object (AMD: no HIP call reads
+// its metadata's .args), the program can from the file (engines/code_object_file.hpp reads it; the program
+// registers the reader at start, program_main.hpp): the explicit parameters of kernel `kernel` in the file
+// at `path` for the device target `target` ("gfx90a:sramecc+:xnack-"), or none where the file records none.
+using argument_record_reader = std::optional<std::vector<argument_slot>> (*)(const std::string& path,
+                                                                            const std::string& kernel,
+                                                                            const std::string& target);
+inline argument_record_reader& file_argument_reader() {
+  static argument_record_reader reader = nullptr;
+  return reader;
 }
 
 // The error for a kernel the code object lacks, with the kernels it has where the platform can list them.

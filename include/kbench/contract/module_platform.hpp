@@ -2,8 +2,9 @@
 // launching its kernels by name (code_object.hpp is what a test file uses). Opt-in, as code_object.hpp is.
 //
 // AMD: HIP's module API (hipModuleLoad, hipModuleGetFunction, hipModuleLaunchKernel), a .co or .hsaco file or
-// a clang offload bundle of them (hipcc --genco). HIP cannot list a module's kernels, and the argument layout
-// is not checked: the code object's metadata records it (.args, .kernarg_segment_size), but no HIP call reads it.
+// a clang offload bundle of them (hipcc --genco). HIP cannot list a module's kernels, nor read the argument
+// layout the code object's metadata records (.args): a kbench program reads it from the file instead
+// (kernel_arguments.hpp's file_argument_reader).
 // NVIDIA: the CUDA runtime's library API (cudaLibraryLoadFromFile, cudaLibraryGetKernel, cudaLaunchKernel), a
 // .cubin, .fatbin or .ptx file. HIP's hipModule* calls map to the driver API there, which would have every
 // program link libcuda and fail to start without a driver (kbench programs link only the static runtime, so

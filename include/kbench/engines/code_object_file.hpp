@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -98,4 +99,26 @@ inline std::vector<kernel_resources> read_code_object_file(const std::string& pa
   return kernels;
 }
 
+namespace detail {
+
+// The explicit parameters the code object file at `path` records for kernel `kernel` on the device target
+// `target` (its features after ':' aside), for contract/code_object.hpp's check of a launch (its
+// file_argument_reader on AMD). None where the file cannot be read, holds no such kernel for the target,
+// or records no parameters: the launch then goes unchecked, as before.
+inline std::optional<std::vector<argument_slot>> recorded_arguments(const std::string& path, const std::string& kernel,
+                                                                   const std::string& target) {
+  std::vector<kernel_resources> kernels;
+  try {
+    kernels = read_code_object_file(path);
+  } catch (const error&) {
+    return std::nullopt;  // the load reports a file it cannot use
+  }
+  auto base = [](const std::string& t) { return t.substr(0, t.find(':')); };
+  for (const kernel_resources& k : kernels) {
+    if (k.name == kernel && base(k.target) == base(target) && k.arguments) return k.arguments;
+  }
+  return std::nullopt;
+}
+
+}  // namespace detail
 }  // namespace kbench

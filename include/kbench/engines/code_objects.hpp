@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -145,6 +146,20 @@ inline nlohmann::json code_object_metadata(const byte_view& object, const std::s
   throw error(what + " has no MessagePack metadata note (a code object older than v3?)");
 }
 
+// A kernel's explicit parameters from its metadata's .args (code objects v3 and later), in order: the
+// hidden arguments the runtime appends (.value_kind "hidden_...") are no launch's to give. None where the
+// metadata records no .args.
+inline std::optional<std::vector<argument_slot>> metadata_arguments(const nlohmann::json& kernel) {
+  const auto args = kernel.find(".args");
+  if (args == kernel.end() || !args->is_array()) return std::nullopt;
+  std::vector<argument_slot> slots;
+  for (const nlohmann::json& a : *args) {
+    if (a.value(".value_kind", std::string()).rfind("hidden_", 0) == 0) continue;
+    slots.push_back({a.value(".offset", std::size_t{0}), a.value(".size", std::size_t{0})});
+  }
+  return slots;
+}
+
 // The kernels a code object's metadata describes, for `target`.
 inline std::vector<kernel_resources> metadata_kernels(const nlohmann::json& meta, const std::string& target) {
   std::vector<kernel_resources> kernels;
@@ -162,6 +177,7 @@ inline std::vector<kernel_resources> metadata_kernels(const nlohmann::json& meta
     r.dynamic_stack = k.value(".uses_dynamic_stack", false);
     r.wavefront_size = metadata_int(k, ".wavefront_size", 64);
     r.max_workgroup_size = metadata_int(k, ".max_flat_workgroup_size", 1024);
+    r.arguments = metadata_arguments(k);
     kernels.push_back(std::move(r));
   }
   return kernels;

@@ -279,6 +279,9 @@ inline int run_program(program_run& run, int argc, char** argv, bool supervised)
 int run_main(int argc, char** argv) {
   // Before anything runs: a supervised child takes its channel out of the environment.
   const detail::completion_channel& channel = detail::child_channel();
+  // Kernels launched by name are checked against the parameters their file records where the platform
+  // cannot read them from the loaded code object (AMD).
+  detail::file_argument_reader() = &detail::recorded_arguments;
   detail::program_run run;  // the run's results, owned here: every mode is handed them
   if (channel.supervised()) run.case_writers.add<detail::parent_record_sender>();
   const int status = detail::run_program(run, argc, argv, channel.supervised());

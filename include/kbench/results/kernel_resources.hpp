@@ -3,8 +3,11 @@
 // NVIDIA cubin's attributes). HIP-free.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "../contract/kernel_arguments.hpp"
 
 namespace kbench {
 
@@ -24,6 +27,9 @@ struct kernel_resources {
   bool dynamic_stack = false;   // scratch beyond the fixed size (recursion, calls of unknown depth)
   int wavefront_size = 64;
   int max_workgroup_size = 1024;
+  // The explicit parameters' offsets and sizes, where the code object records them (an AMD code object's
+  // metadata .args, the hidden arguments the runtime appends left out); none elsewhere.
+  std::optional<std::vector<detail::argument_slot>> arguments;
 };
 
 // The kernels of a code object file that the cases load (contract/code_object.hpp), or why it could not be
