@@ -126,7 +126,7 @@ partial_result compare_elements(const array_view& actual, const array_view& expe
       norm_a += a * a;
       norm_e += e * e;
       norm_diff += (a - e) * (a - e);
-      if (ok && std::fabs(e) >= counted_from) bias.add(a, e);
+      if (A::is_float && ok && std::fabs(e) >= counted_from) bias.add(a, e);
     }
     // Strictly larger only: a tie keeps the earlier index.
     if (abs_err > max_abs) max_abs = abs_err, max_abs_index = i, t.max_abs_expected = e;
