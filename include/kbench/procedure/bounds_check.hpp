@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +20,7 @@
 
 #include "../decisions/fence_placement.hpp"
 #include "../engines/fenced_memory.hpp"
+#include "../engines/last_words.hpp"
 #include "../results/outcome.hpp"
 #include "case_buffers.hpp"
 #include "output_comparator.hpp"
@@ -77,11 +77,11 @@ struct fenced_placement {
     outputs.push_back(&layout.output_slot(k) == fenced.slot ? placed : runs.output_memory(k));
   }
   const std::string where = fenced.where();
+  // Where the HIP runtime ends the process at the fault, before kbench hears of it (AMD), the line an abort
+  // writes first is what names the buffer and the side.
+  std::optional<last_words> words;
   if (memory_fault_ends_process) {
-    // The HIP runtime ends the process at the fault, before kbench hears of it: this line, printed before
-    // the launch, is what names the buffer and the side then.
-    std::fprintf(stderr, "kbench: next, the optimized kernel %s (a GPU memory fault now means %s)\n", where.c_str(),
-                 fenced.crossing().c_str());
+    words.emplace(fmt::format("kbench: the process ended while the optimized kernel ran {}: {}\n", where, fenced.crossing()));
   }
   const std::vector<comparison> compared =
       runs.run_at(inputs, outputs, fmt::format("{}, the optimized kernel failed: {}", where, fenced.crossing()));
