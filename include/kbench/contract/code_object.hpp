@@ -99,11 +99,7 @@ class loaded_modules {
       (void)hipGetLastError();
       return "";
     }
-#if defined(KBENCH_PLATFORM_NVIDIA)
-    return "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
-#else
-    return prop.gcnArchName;
-#endif
+    return architecture_name(prop);
   }
 
   [[noreturn]] static void throw_load_error(const std::string& path, const std::string& what, hipError_t status,

@@ -150,6 +150,16 @@ inline hipError_t as_hip_error(cudaError_t status) { return hipCUDAErrorTohipErr
 #endif
 }  // namespace detail
 
+// A device's architecture as code objects name it: "sm_90" on NVIDIA, the gcnArchName with its features
+// ("gfx90a:sramecc+:xnack-") on AMD.
+inline std::string architecture_name(const hipDeviceProp_t& prop) {
+#if defined(KBENCH_PLATFORM_NVIDIA)
+  return "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+#else
+  return prop.gcnArchName;
+#endif
+}
+
 // The most dynamic shared memory (LDS) one block of `kernel` may ask for on the current device once it
 // opted in (hipFuncSetAttribute(kernel, hipFuncAttributeMaxDynamicSharedMemorySize, bytes)): HIP 5.2's
 // NVIDIA platform has no mapping for hipDeviceAttributeSharedMemPerBlockOptin ("invalid argument"), so

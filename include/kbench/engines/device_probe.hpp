@@ -64,11 +64,7 @@ inline gpu_info probe_gpu(int device) {
   g.platform = KBENCH_PLATFORM_NAME;
   g.name = prop.name;
   g.l2_bytes = static_cast<double>(prop.l2CacheSize);
-#if defined(KBENCH_PLATFORM_NVIDIA)
-  g.arch = fmt::format("sm_{}{}", prop.major, prop.minor);
-#else
-  g.arch = prop.gcnArchName;
-#endif
+  g.arch = architecture_name(prop);
   g.multiprocessors = prop.multiProcessorCount;
   g.wave_size = prop.warpSize;
   g.memory_bytes = static_cast<double>(prop.totalGlobalMem);

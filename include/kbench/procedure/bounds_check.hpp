@@ -55,11 +55,12 @@ struct fenced_placement {
   }
 };
 
-// The devices of a case, each once: every one of them may reach every buffer.
+// The GPUs of a case, each once (--share-devices may put two logical devices on one): every one of them may
+// reach every buffer.
 [[nodiscard]] inline std::vector<int> distinct_devices(const case_devices& devices) {
   std::vector<int> ordinals;
-  for (const int d : devices.ordinals()) {
-    if (std::find(ordinals.begin(), ordinals.end(), d) == ordinals.end()) ordinals.push_back(d);
+  for (int d = 0; d < devices.count(); ++d) {
+    if (devices.first_on_its_gpu(d)) ordinals.push_back(devices.ordinal(d));
   }
   return ordinals;
 }
