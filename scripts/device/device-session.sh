@@ -64,7 +64,7 @@ case "$stage" in
     ;;
   harness)
     build_native
-    ctest --test-dir build/nvidia-native -R "mutation|trust|verdict|isolation|bounds|edges|nearby|device_compare|multi_device|timing_test|example" \
+    ctest --test-dir build/nvidia-native -R "mutation|trust|verdict|isolation|bounds|exploit|edges|nearby|device_compare|multi_device|timing_test|example" \
       --output-on-failure --verbose > "$out/harness.log" 2>&1
     status=$?
     grep -E "Test +#|tests passed|tests failed|FAILED|failed|passed \(|device comparison of" "$out/harness.log" | tail -40

@@ -2,7 +2,9 @@
 // and special values, and the tolerance they are judged with; and where a case opts out.
 #include <kbench/decisions/edge_values.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -111,6 +113,62 @@ TEST_CASE("the runs: each random float input larger and smaller, then specials a
   CHECK(kbench::edge_runs(slots, true).size() == 6);
   CHECK(kbench::edge_runs(slots, false).empty());
   CHECK(kbench::edge_runs({&positions, &mask, &table}, true).empty());  // no candidate: no specials or ties either
+}
+
+TEST_CASE("spike sizes: about 2^10 and 2^20 times the magnitude, powers of two, within a sixteenth of the range", "[edges]") {
+  CHECK(kbench::spike_sizes(dtype::f32, 2.0) == std::vector<double>{2048.0, 2097152.0});
+  CHECK(kbench::spike_sizes(dtype::f16, 2.0) == std::vector<double>{2048.0});  // fp16's room ends at 2048 (4094)
+  CHECK(kbench::spike_sizes(dtype::f16, 100.0) == std::vector<double>{2048.0});  // 20x: still a spike
+  CHECK(kbench::spike_sizes(dtype::f16, 200.0).empty());                       // 10x: no room
+  CHECK(kbench::spike_sizes(dtype::f8e4m3, 1.0) == std::vector<double>{16.0});
+  CHECK(kbench::spike_sizes(dtype::f8e4m3, 2.0).empty());
+  CHECK(kbench::spike_sizes(dtype::bf16, 0.75) == std::vector<double>{1024.0, 1048576.0});
+  CHECK(kbench::spike_sizes(dtype::f32, 0.0).empty());
+}
+
+TEST_CASE("spike runs: each candidate input alone, at 8 positions drawn from the seed, then another family", "[edges]") {
+  using role = kbench::buffer_role;
+  auto x = drawn_slot("x", dtype::f32, kbench::uniform(-2, 2));
+  x.size = 1000;
+  auto w = drawn_slot("w", dtype::f16, kbench::uniform(0.5, 1.5));
+  w.size = 5;  // fewer elements than spikes: each of them at most
+  auto logits = drawn_slot("logits", dtype::bf16, kbench::uniform(-3, -1), role::inout);
+  logits.size = 64;
+  auto positions = drawn_slot("positions", dtype::i32, kbench::uniform(0, 4095));
+  positions.size = 64;
+  const std::vector<const kbench::detail::buffer_slot*> slots{&x, &w, &logits, &positions};
+  const std::vector<kbench::edge_run> runs = kbench::spike_runs(slots, true, 0x5EED);
+  CHECK(kinds(runs) == std::vector<edge_kind>{edge_kind::spikes, edge_kind::spikes, edge_kind::spikes, edge_kind::spikes,
+                                              edge_kind::spikes, edge_kind::family});
+  REQUIRE(runs.size() == 6);
+  CHECK(runs[0].input == &x);
+  CHECK(runs[1].input == &x);
+  CHECK(runs[1].scale == 2097152.0);
+  CHECK(runs[2].input == &w);
+  const kbench::value_edge on_x = runs[0].edge_of(x);
+  CHECK(on_x.spike == 2048.0);
+  CHECK(on_x.spike_sign == 0);  // declared on both sides of 0: either sign
+  REQUIRE(on_x.spikes == kbench::spike_count);
+  std::vector<std::uint64_t> at(on_x.spike_at, on_x.spike_at + on_x.spikes);
+  for (const std::uint64_t i : at) CHECK(i < x.size);
+  std::sort(at.begin(), at.end());
+  CHECK(std::unique(at.begin(), at.end()) - at.begin() >= 6);  // drawn, not a pattern: few collide in 1000
+  CHECK(runs[0].edge_of(w).none());  // one input at a time
+  CHECK(runs[2].edge_of(w).spikes == 5);
+  CHECK(runs[2].edge_of(w).spike_sign == 1);  // declared positive: spikes stay positive
+  CHECK(runs[4].edge_of(logits).spike_sign == -1);
+  // Another seed, other positions; the same seed, the same.
+  CHECK(kbench::spike_runs(slots, true, 0x5EED)[0].edge_of(x).spike_at[0] == on_x.spike_at[0]);
+  const kbench::value_edge elsewhere = kbench::spike_runs(slots, true, 0x5EEE)[0].edge_of(x);
+  CHECK(!std::equal(on_x.spike_at, on_x.spike_at + 8, elsewhere.spike_at));
+  CHECK(runs[0].words() == "with 8 elements of input 'x' set to +-2048 (declared uniform(-2, 2))");
+  CHECK(contains("another family").match(runs[5].words()));
+  CHECK(runs[5].edge_of(x).other_family);
+  CHECK(runs[5].edge_of(positions).none());
+  CHECK_FALSE(runs[0].rescales());
+  CHECK(runs[5].rescales());
+  CHECK(kbench::spike_runs(slots, false, 1).empty());
+  CHECK(kbench::spike_runs({&positions}, true, 1).empty());
 }
 
 TEST_CASE("the tolerance at an edge: absolute parts scaled as the reference's outputs, floored", "[edges]") {

@@ -53,6 +53,7 @@ kbench::seed_result check(std::uint64_t seed, std::vector<kbench::output_result>
   s.outputs = std::move(outputs);
   s.problems = std::move(problems);
   s.edge_runs = 3;
+  s.spike_runs = 2;
   return s;
 }
 
@@ -371,7 +372,7 @@ TEST_CASE("a document of an older kbench, without the keys it lacked, reads with
   old["options"].erase("quick");
   for (json& c : old["cases"]) {
     for (const char* key : {"parameters", "near_shape", "declaration", "kernels_digest", "devices", "devices_shared"}) c.erase(key);
-    for (json& s : c["checks"]) s.erase("edge_runs");
+    for (json& s : c["checks"]) s.erase("edge_runs"), s.erase("spike_runs");
     if (c["timing"].is_object()) {
       for (const char* key : {"clocks", "roofline", "samples", "speedup_interval", "launch_checks", "time_saved"}) c["timing"].erase(key);
       for (const char* key : {"calls_per_layer", "calls_per_token"}) c["timing"]["work"].erase(key);
@@ -388,6 +389,7 @@ TEST_CASE("a document of an older kbench, without the keys it lacked, reads with
   CHECK_FALSE(run.declarations_carried);  // which a comparison with a baseline needs to know
   CHECK_FALSE(run.kernels_digests_carried);
   CHECK(run.cases[0].checks[0].edge_runs == 0);
+  CHECK(run.cases[0].checks[0].spike_runs == 0);
   const kbench::timing_result& t = *run.cases[0].timing;
   CHECK_FALSE(t.clocks.measured);
   CHECK(t.roofline.bound.empty());

@@ -13,6 +13,15 @@
 //             largest one
 //   ties      every such input rounded to a grid of a power of two near an eighth of its spread: exact ties
 //             everywhere (argmax, top-k, max)
+// And on every first seed, at any size (every input element must matter: a reduction that reads every
+// k-th element, or a value computed from the declared distribution instead of the inputs, fails):
+//   spikes    one input at a time, 8 elements at positions drawn from the seed set to +-S, S a power of two
+//             about 1024 times its declared magnitude (within a sixteenth of its type's range), then 2^20
+//             times where the first did not move the reference's outputs beyond the tolerance; positive
+//             only for an input declared non-negative, negative only for one declared non-positive
+//   family    every such input from another family on the same support: uniform(a, b) as a + (b - a) t^3
+//             (t uniform in [0, 1): leaning toward a), normal(m, s) as m + s E (E exponential: a mean one s
+//             higher, skewed), so that the mean, the spread and the shape all change
 // Powers of two keep every significand: a kernel that computes in the reference's precision gives the same
 // relative errors at every scale, except where a value leaves the range of a type it passes through. So the
 // case's tolerance still holds, its absolute part scaled as the reference's outputs scale (their RMS at the
@@ -24,6 +33,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -36,13 +46,23 @@
 
 namespace kbench {
 
+// Elements a spike run sets, per input.
+inline constexpr int spike_count = 8;
+
 // How an edge run changes the values a buffer's distribution draws (none: as declared). Applied on the
 // device where the values are drawn (engines/random.hpp), after the distribution, before rounding to the type.
 struct value_edge {
-  double scale = 1.0;     // a power of two: every value times it
-  double grid = 0.0;      // > 0: every value rounded to the nearest multiple of it
-  bool specials = false;  // one element in 16 a special value (special_values())
-  [[nodiscard]] KBENCH_HOST_DEVICE bool none() const { return scale == 1.0 && grid == 0.0 && !specials; }
+  double scale = 1.0;         // a power of two: every value times it
+  double grid = 0.0;          // > 0: every value rounded to the nearest multiple of it
+  bool specials = false;      // one element in 16 a special value (special_values())
+  bool other_family = false;  // the values from another family on the same support (the header's comment)
+  double spike = 0.0;         // > 0: the elements at spike_at are +-spike (a power of two: exact in every type)
+  int spike_sign = 0;         // +1 or -1: every spike that sign; 0: each its own, from its position
+  int spikes = 0;             // how many of spike_at are used
+  std::uint64_t spike_at[spike_count] = {};  // element indices, row-major over the extents
+  [[nodiscard]] KBENCH_HOST_DEVICE bool none() const {
+    return scale == 1.0 && grid == 0.0 && !specials && !other_family && spikes == 0;
+  }
 };
 
 // The four special values of a floating-point type, as doubles that it holds exactly: +0, -0, its smallest
@@ -56,13 +76,17 @@ struct special_set {
   return {{0.0, -0.0, smallest_subnormal, -(smallest_normal - smallest_subnormal)}};
 }
 
-enum class edge_kind { larger, smaller, specials, ties };
+enum class edge_kind { larger, smaller, specials, ties, spikes, family };
 
 // One run at the edges: which kind, and for the scaled kinds the input and its factor.
 struct edge_run {
   edge_kind kind = edge_kind::specials;
-  const detail::buffer_slot* input = nullptr;  // larger, smaller: the input scaled; the others: every one
-  double scale = 1.0;
+  const detail::buffer_slot* input = nullptr;  // larger, smaller, spikes: that input; the others: every one
+  double scale = 1.0;                          // spikes: their magnitude
+  std::uint64_t seed = 0;                      // spikes: where they are
+  // Whether the tolerance's absolute parts follow the reference's outputs' RMS (compare_at_edge()): where
+  // every value moved. Not for spikes, which move a few outputs a lot and leave the rest as they were.
+  [[nodiscard]] bool rescales() const { return kind == edge_kind::larger || kind == edge_kind::smaller || kind == edge_kind::family; }
   // What this run does to `slot`'s values.
   [[nodiscard]] value_edge edge_of(const detail::buffer_slot& slot) const;
   // "input 'x' at 128x its declared scale", "signed zeros and subnormals among the inputs", for a finding.
@@ -84,7 +108,28 @@ namespace detail {
   return std::max(std::fabs(d.a), std::fabs(d.b));
 }
 
+// Where spikes go: a sign from the declared range (+1 non-negative, -1 non-positive, 0 either).
+[[nodiscard]] inline int spike_sign(const distribution& d) {
+  if (d.shape == distribution::kind::uniform && d.a >= 0.0) return 1;
+  if (d.shape == distribution::kind::uniform && d.b <= 0.0) return -1;
+  return 0;
+}
+
 }  // namespace detail
+
+// The magnitudes of the spike runs of values of magnitude `m` in type `t`: powers of two about 2^10 and
+// 2^20 times m, each within a sixteenth of the type's range and at least 16 times m (none where the type
+// has no room: fp8 e4m3 declared above 1.75).
+[[nodiscard]] inline std::vector<double> spike_sizes(dtype t, double m) {
+  std::vector<double> sizes;
+  if (!(m > 0.0)) return sizes;
+  const double room = std::exp2(std::floor(std::log2(largest_finite(t) / 16.0)));
+  for (const double factor : {0x1p10, 0x1p20}) {
+    const double size = std::min(std::exp2(std::round(std::log2(m * factor))), room);
+    if (size >= 16.0 * m && (sizes.empty() || size > sizes.back())) sizes.push_back(size);
+  }
+  return sizes;
+}
 
 // The factor of the larger run for values of magnitude `m` in type `t`: the power of two that brings m to
 // (128, 256], at least 16, halved until m times it is within a sixteenth of the type's range. 1: none (the
@@ -122,6 +167,14 @@ inline value_edge edge_run::edge_of(const detail::buffer_slot& slot) const {
       break;
     case edge_kind::specials: e.specials = true; break;
     case edge_kind::ties: e.grid = tie_grid(slot.init); break;
+    case edge_kind::family: e.other_family = true; break;
+    case edge_kind::spikes:
+      if (&slot != input || slot.size == 0) break;
+      e.spike = scale;
+      e.spike_sign = detail::spike_sign(slot.init);
+      e.spikes = static_cast<int>(std::min<std::size_t>(spike_count, slot.size));
+      for (int j = 0; j < e.spikes; ++j) e.spike_at[j] = detail::mix_seed(seed ^ detail::mix_seed(j + 1)) % slot.size;
+      break;
   }
   return e;
 }
@@ -141,6 +194,16 @@ inline std::string edge_run::words() const {
              "largest";
     case edge_kind::ties:
       return "with every random floating-point input rounded to a coarse grid (exact ties everywhere)";
+    case edge_kind::spikes: {
+      const int sign = detail::spike_sign(input->init);
+      const distribution& d = input->init;
+      return fmt::format("with {} elements of input '{}' set to {}{:g} (declared {}({:g}, {:g}))",
+                         std::min<std::size_t>(spike_count, input->size), input->name, sign > 0 ? "+" : sign < 0 ? "-" : "+-",
+                         scale, d.shape == distribution::kind::normal ? "normal" : "uniform", d.a, d.b);
+    }
+    case edge_kind::family:
+      return "with every random floating-point input from another family (uniform(a, b) as a + (b - a) t^3, normal(m, s) "
+             "as m + s times an exponential)";
   }
   return "?";
 }
@@ -168,6 +231,27 @@ inline std::string edge_run::words() const {
     runs.push_back({edge_kind::specials, nullptr, 1.0});
     runs.push_back({edge_kind::ties, nullptr, 1.0});
   }
+  return runs;
+}
+
+// The runs that show whether every element of each input matters, at any size: for each candidate input its
+// spike runs, in growing magnitude (the procedure stops climbing once the reference's outputs move beyond
+// the tolerance), then one family run over all of them. `seed`: the correctness run's. None when the case
+// opted out of runs beyond its declared values, or has no candidate.
+[[nodiscard]] inline std::vector<edge_run> spike_runs(const std::vector<const detail::buffer_slot*>& slots, bool case_allows,
+                                                      std::uint64_t seed) {
+  std::vector<edge_run> runs;
+  if (!case_allows) return runs;
+  bool any = false;
+  for (std::size_t k = 0; k < slots.size(); ++k) {
+    const detail::buffer_slot* slot = slots[k];
+    if (!detail::edge_candidate(*slot)) continue;
+    any = true;
+    for (const double size : spike_sizes(slot->type, detail::declared_magnitude(slot->init))) {
+      runs.push_back({edge_kind::spikes, slot, size, detail::mix_seed(seed ^ detail::mix_seed(0x5b1e + k))});
+    }
+  }
+  if (any) runs.push_back({edge_kind::family, nullptr, 1.0});
   return runs;
 }
 

@@ -20,14 +20,6 @@
 namespace kbench {
 namespace detail {
 
-// SplitMix64: decorrelates the seeds of different inputs drawn from one run seed.
-__host__ __device__ inline std::uint64_t mix_seed(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 template <class T>
 __device__ inline T sample_cast(double v) {
   if constexpr (std::is_same_v<T, double>) {

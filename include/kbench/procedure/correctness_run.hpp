@@ -23,6 +23,10 @@
 //                read or write beyond the buffer faults, naming it and the side, and the outputs must still
 //                be the reference's (bounds_check.hpp; a note where the platform cannot fence memory); then
 //                once more on set 0's buffers, which the run's last launch always uses
+//   spikes       (checks.spikes, for a kernel right so far, at any size) both sides again with a few elements of
+//                each input set to large values, then with every input from another family: the optimized
+//                kernel's outputs must follow the reference's, so work left out or values computed from the
+//                declared distribution fail (spike_check.hpp)
 //   edges        (checks.extended) both sides again on inputs at other magnitudes, with signed zeros, subnormals
 //                and exact ties, judged where the reference is finite (edge_check.hpp); then set 0 as
 //                declared again, the reference rerun on it
@@ -52,6 +56,7 @@
 #include "host_computation.hpp"
 #include "output_comparator.hpp"
 #include "reference_run.hpp"
+#include "spike_check.hpp"
 #include "tolerance_probe.hpp"
 
 namespace kbench {
@@ -106,18 +111,23 @@ class correctness_run {
     if (checks.alignment && run_passed(problems, outputs)) {
       append(problems, check_bounds(layout_, devices_, buffers_, launcher_, comparator_));
     }
-    // The edges only for a kernel right as declared: what fails there is reported, and each edge run would
-    // repeat it.
+    // The spikes and the edges only for a kernel right as declared: what fails there is reported, and each
+    // of their runs would repeat it.
+    std::vector<double> declared_rms;
+    if (run_passed(problems, outputs) && (checks.spikes || every)) declared_rms = declared_output_rms(layout_, comparator_);
+    spike_check_result spiked;
+    if (checks.spikes && run_passed(problems, outputs)) {
+      spiked = check_inputs_matter(layout_, devices_, buffers_, comparator_, host_, declared_rms);
+    }
+    append(problems, spiked.found);
     const bool edges = every && layout_.declaration().edge_values && run_passed(problems, outputs);
     edge_check_result at_edges;
-    if (edges) {
-      at_edges = check_edge_values(layout_, devices_, buffers_, comparator_, host_, declared_output_rms(layout_, comparator_));
-    }
+    if (edges) at_edges = check_edge_values(layout_, devices_, buffers_, comparator_, host_, declared_rms);
     append(problems, at_edges.found);
     // The last launch of the run on set 0's buffers as declared, as in a run without the moved buffers and
     // the edges: a kernel that keys a cache on its buffers' addresses meets the next run's inputs there.
-    if (checks.alignment || edges) append(problems, rerun_and_match(held, 0));
-    return {seed, std::move(host_reference), std::move(problems), std::move(outputs), at_edges.runs};
+    if (checks.alignment || edges || spiked.runs > 0) append(problems, rerun_and_match(held, 0));
+    return {seed, std::move(host_reference), std::move(problems), std::move(outputs), at_edges.runs, spiked.runs};
   }
 
  private:

@@ -34,13 +34,32 @@ struct fill_parameters {
   special_set special;  // the type's special values, for edge.specials
 };
 
-// An edge run's change to one drawn value (exact: the scale is a power of two, the grid one too).
+// A drawn value of a uniform or a normal distribution as the same quantile of another family on the same
+// support (edge_values.hpp): uniform's t in [0, 1) cubed; normal's standard score mapped, through its upper
+// tail's probability, to an exponential.
+__device__ inline double in_other_family(double v, const fill_parameters& p) {
+  if (p.shape == distribution::kind::uniform) {
+    const double t = (v - p.a) / (p.b - p.a);
+    return p.a + (p.b - p.a) * t * t * t;
+  }
+  const double z = (v - p.a) / p.b;
+  return p.a + p.b * -log(0.5 * erfc(z * 0.70710678118654752440));
+}
+
+// An edge run's change to one drawn value (exact: the scale is a power of two, the grid one too, and so
+// is a spike).
 __device__ inline double at_edge(double v, std::size_t index, const fill_parameters& p) {
+  if (p.edge.other_family) v = in_other_family(v, p);
   v *= p.edge.scale;
   if (p.edge.grid > 0.0) v = p.edge.grid * rint(v / p.edge.grid);
   if (p.edge.specials) {
     const std::uint64_t h = mix_seed(p.seed ^ mix_seed(index));
     if ((h & 15) == 0) v = p.special.values[(h >> 4) & 3];
+  }
+  for (int j = 0; j < p.edge.spikes; ++j) {
+    if (p.edge.spike_at[j] != index) continue;
+    const int sign = p.edge.spike_sign != 0 ? p.edge.spike_sign : ((mix_seed(index) & 1) ? 1 : -1);
+    v = sign * p.edge.spike;
   }
   return v;
 }

@@ -168,6 +168,7 @@ inline void from_json(const json& j, seed_result& s) {
     read_number(*host, "compute_seconds", h.compute_seconds);
   }
   read(j, "edge_runs", s.edge_runs);
+  read(j, "spike_runs", s.spike_runs);
 }
 
 

@@ -124,7 +124,8 @@ inline json to_json(const seed_result& s) {
             {"compute_seconds", number(s.host_reference->compute_seconds)}};
   }
   return {{"seed", hex(s.seed)}, {"passed", s.passed()}, {"problems", texts(s.problems)}, {"findings", to_json(s.problems, finding_source::check)},
-          {"outputs", outputs}, {"host_reference", host}, {"edge_runs", s.edge_runs}};
+          {"outputs", outputs}, {"host_reference", host}, {"edge_runs", s.edge_runs},
+          {"spike_runs", s.spike_runs}};
 }
 
 // A rate, or null where the case declares none of that work.

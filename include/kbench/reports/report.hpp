@@ -307,6 +307,10 @@ inline std::string format_stages(const stage_times& stages) {
     out += fmt::format("  values at the edges: {} run{} (inputs at other magnitudes, signed zeros and subnormals, "
                        "exact ties)\n", r.edge_runs, r.edge_runs > 1 ? "s" : "");
   }
+  if (r.spike_runs > 0) {
+    out += fmt::format("  every input element matters: {} run{} (spikes in each input, another family)\n", r.spike_runs,
+                       r.spike_runs > 1 ? "s" : "");
+  }
   if (const auto& h = r.host_reference; h && h->input_bytes >= 64 * 1048576.0) {  // where it matters
     out += fmt::format("  host reference: inputs ({:.3g} MiB) to the host in {}, the function took {}\n",
                        h->input_bytes / 1048576.0, format_duration(h->transfer_seconds), format_duration(h->compute_seconds));

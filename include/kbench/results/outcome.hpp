@@ -49,6 +49,7 @@ enum class finding_kind {
   throttled,           // too few samples ran at the SM clock to leave out those that did not (throttle_rule.hpp)
   edge_value,          // wrong where the reference is finite, on inputs at other magnitudes or special values
   out_of_bounds,       // wrong with a buffer against unmapped memory, at its end or at its start
+  unfollowed_input,    // wrong where a few input elements (spikes) or the inputs' family changed: work left out
 };
 
 struct finding {
@@ -157,6 +158,7 @@ inline void append(std::vector<finding>& to, const std::vector<finding>& found) 
     case finding_kind::throttled: return "throttled";
     case finding_kind::edge_value: return "edge_value";
     case finding_kind::out_of_bounds: return "out_of_bounds";
+    case finding_kind::unfollowed_input: return "unfollowed_input";
   }
   return "?";
 }

@@ -93,6 +93,7 @@ struct seed_result {
   std::vector<finding> problems;  // the test, the reference or the harness contract broken; and notes
   std::vector<output_result> outputs;
   int edge_runs = 0;  // runs on inputs at the edges of their values (procedure/edge_check.hpp)
+  int spike_runs = 0;  // runs with spikes in an input or another family (procedure/spike_check.hpp)
   [[nodiscard]] bool passed() const { return run_passed(problems, outputs); }
 };
 
