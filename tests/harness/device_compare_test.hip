@@ -12,6 +12,7 @@
 #include <kbench/engines/device_compare.hpp>
 #include <kbench/engines/device_probe.hpp>
 #include <kbench/engines/random.hpp>
+#include <kbench/engines/sealed_memory.hpp>
 #include <kbench/procedure.hpp>
 #include <kbench/program/options.hpp>
 #include <kbench/reports/report.hpp>
@@ -170,6 +171,36 @@ timed_comparison time_device_compare(const void* actual, const void* expected, d
 }
 
 }  // namespace
+
+TEST_CASE("sealed memory: no value in sight while sealed, every value back after, a write seen", "[sealed]") {
+  // 1001 fp16 values (2002 bytes: the last word half outside, as an output's end reaches into its guard).
+  std::vector<std::uint16_t> values(1002);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint16_t>(0x3C00 + i);  // 1.0 and up
+  kbench::device_buffer<std::uint16_t> memory(values.size());
+  memory.copy_from_host(values);
+  auto read = [&] { return memory.to_host(); };
+  {
+    kbench::detail::sealed_memory sealed(memory.data(), 2002, nullptr);
+    const std::vector<std::uint16_t> hidden = read();
+    std::size_t same = 0;
+    for (std::size_t i = 0; i < values.size(); ++i) same += hidden[i] == values[i];
+    CHECK(same < 10);  // a key stream: about one in 65536 stays
+    CHECK(sealed.unseal());
+    CHECK(read() == values);
+  }
+  {
+    kbench::detail::sealed_memory sealed(memory.data(), 2002, nullptr);
+    const std::uint16_t nan = 0x7E00;
+    KBENCH_HIP_CHECK(hipMemcpy(memory.data() + 500, &nan, 2, hipMemcpyHostToDevice));  // what a tamperer writes
+    CHECK_FALSE(sealed.unseal());
+  }
+  {
+    const kbench::detail::sealed_memory sealed(memory.data(), 2002, nullptr);
+  }  // unsealed as it goes
+  std::vector<std::uint16_t> after = read();
+  after[500] = values[500];
+  CHECK(after == values);
+}
 
 TEST_CASE("given values are drawn as given: a constant, and a choice of two in its proportion", "[distribution]") {
   const std::size_t n = std::size_t{1} << 20;

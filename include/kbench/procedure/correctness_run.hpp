@@ -32,6 +32,11 @@
 //                declared again, the reference rerun on it
 //   last launch  the optimized kernel once more on set 0 as declared: the same bits as its first run
 //
+// From the alignment step on, the optimized side runs again on set 0, whose right outputs kbench holds: its own
+// first outputs are poisoned, the copy held to match them is sealed until the last launch, and so are the
+// reference's outputs during each launch (sealed_outputs.hpp): not there to copy, and a write into them an
+// error.
+//
 // The run holds the case's buffers, its comparator, its host computation and the load of the reruns.
 #pragma once
 
@@ -56,6 +61,7 @@
 #include "host_computation.hpp"
 #include "output_comparator.hpp"
 #include "reference_run.hpp"
+#include "sealed_outputs.hpp"
 #include "spike_check.hpp"
 #include "tolerance_probe.hpp"
 
@@ -104,6 +110,11 @@ class correctness_run {
     }
     const bool small = layout_.declaration().elements() <= small_case_elements;
     const bool every = checks.extended && (small || checks.any_size);
+    sealed_outputs held_sealed(layout_, devices_);
+    if (checks.alignment || checks.spikes || every) {
+      buffers_.prepare_outputs(side::optimized);
+      held_sealed.seal_held(held);
+    }
     if (checks.alignment) append(problems, check_alignment(layout_, devices_, buffers_, launcher_, comparator_, every));
     // Each buffer against unmapped memory only for a kernel right so far: what fails is reported already (a
     // write past an output's end, by its guards), and a fault would put an error in its place (on NVIDIA, one
@@ -126,19 +137,27 @@ class correctness_run {
     append(problems, at_edges.found);
     // The last launch of the run on set 0's buffers as declared, as in a run without the moved buffers and
     // the edges: a kernel that keys a cache on its buffers' addresses meets the next run's inputs there.
-    if (checks.alignment || edges || spiked.runs > 0) append(problems, rerun_and_match(held, 0));
+    if (checks.alignment || edges || spiked.runs > 0) append(problems, rerun_and_match(held, 0, &held_sealed));
     return {seed, std::move(host_reference), std::move(problems), std::move(outputs), at_edges.runs, spiked.runs};
   }
 
  private:
   // Runs the optimized kernel again on the same inputs (with `load` blocks per compute unit spinning on
   // another stream, competing with it; 0: none); a finding for each output whose bits differ from `held`.
-  [[nodiscard]] std::vector<finding> rerun_and_match(const held_outputs& held, int load) {
+  // `held_sealed`, after the reference ran: `held` is sealed there, and the reference's outputs are sealed
+  // during the launch too; both unsealed before the match.
+  [[nodiscard]] std::vector<finding> rerun_and_match(const held_outputs& held, int load, sealed_outputs* held_sealed = nullptr) {
     std::vector<finding> problems;
     buffers_.prepare_outputs(side::optimized);
     if (load > 0) loads_.load(1e-3, load);
+    sealed_outputs reference_sealed(layout_, devices_);
+    if (held_sealed) reference_sealed.seal_reference(buffers_);
     buffers_.launch(side::optimized);
     devices_.synchronize_devices();
+    if (held_sealed) {
+      reference_sealed.unseal("in the last launch of a correctness run");
+      held_sealed->unseal("before the last launch of a correctness run");
+    }
     const bool required = layout_.declaration().deterministic;
     for (std::size_t k = 0; k < layout_.output_count(); ++k) {
       std::size_t first = 0;

@@ -1,0 +1,88 @@
+// kbench/engines/sealed_memory.hpp: device memory kept out of the optimized side's reach while it runs. The
+// reference's outputs sit in device memory beside the optimized side's later launches on the same inputs (a
+// launch off its alignment, one against unmapped memory, the last launch of a run), and a launcher that
+// finds them (an allocation of the same size next to its own, a walk over the address space) could copy them
+// as its own, or write its outputs into them. Sealed, every word holds its value XOR a key stream drawn for
+// this seal: no value of the reference is there to copy. Unsealed, the words get their values back, and a
+// fingerprint of the sealed words, taken at both ends, shows whether anything wrote to them meanwhile (the
+// fingerprint counters start at a canary, not at 0, so a counter zeroed by anyone else does not read as a
+// match).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <random>
+
+#include "../contract/device_buffer.hpp"
+#include "../contract/hip_check.hpp"
+#include "../detail/host_device.hpp"
+#include "integrity.hpp"
+
+namespace kbench {
+namespace detail {
+
+template <int Unused = 0>
+__global__ void seal_kernel(std::uint32_t* words, std::size_t count, std::uint64_t key) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    words[i] ^= static_cast<std::uint32_t>(mix_seed(key ^ i));
+  }
+}
+
+// Device memory sealed (`bytes` from `data`, on the current device, its work on `stream`): whole words, so a
+// span that ends inside a word takes the whole word, which reaches into the guard after an output; sealing
+// and unsealing put its bytes back. Unsealed by unseal() or by the destructor.
+class sealed_memory {
+ public:
+  sealed_memory(void* data, std::size_t bytes, hipStream_t stream)
+      : data_(data), words_((bytes + 3) / 4), stream_(stream), counters_(2) {
+    std::random_device entropy;
+    key_ = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
+    const std::uint64_t canary = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
+    const unsigned long long start[2] = {canary, canary};
+    KBENCH_HIP_CHECK(hipMemcpyAsync(counters_.data(), start, sizeof start, hipMemcpyHostToDevice, stream_));
+    xor_key_stream();
+    add_fingerprint(data_, words_ * 4, counters_.data(), stream_);
+    KBENCH_HIP_CHECK(hipStreamSynchronize(stream_));  // before `start` goes
+  }
+  sealed_memory(const sealed_memory&) = delete;
+  sealed_memory& operator=(const sealed_memory&) = delete;
+  ~sealed_memory() {
+    if (!sealed_) return;
+    try {
+      (void)unseal();
+    } catch (...) {  // a destructor must not throw: the error that unwinds is the one to report
+    }
+  }
+
+  // The values back; whether no word changed while sealed. Call once the optimized side's work is done (the
+  // device waited for), on the device the memory is on.
+  [[nodiscard]] bool unseal() {
+    sealed_ = false;
+    add_fingerprint(data_, words_ * 4, counters_.data() + 1, stream_);
+    xor_key_stream();
+    unsigned long long sums[2] = {0, 0};
+    KBENCH_HIP_CHECK(hipMemcpyAsync(sums, counters_.data(), sizeof sums, hipMemcpyDeviceToHost, stream_));
+    KBENCH_HIP_CHECK(hipStreamSynchronize(stream_));
+    return sums[0] == sums[1];
+  }
+
+ private:
+  void xor_key_stream() const {
+    if (words_ == 0) return;
+    const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>((words_ + 255) / 256, 1, 4096));
+    hipLaunchKernelGGL(seal_kernel<>, dim3(blocks), dim3(256), 0, stream_, static_cast<std::uint32_t*>(data_), words_, key_);
+    KBENCH_HIP_CHECK_LAUNCH();
+  }
+
+  void* data_;
+  std::size_t words_;
+  hipStream_t stream_;
+  device_buffer<unsigned long long> counters_;  // the fingerprints of the sealed words, at sealing and unsealing
+  std::uint64_t key_ = 0;
+  bool sealed_ = true;
+};
+
+}  // namespace detail
+}  // namespace kbench

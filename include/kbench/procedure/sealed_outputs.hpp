@@ -1,0 +1,78 @@
+// kbench/procedure/sealed_outputs.hpp: right outputs that kbench holds in device memory, sealed
+// (engines/sealed_memory.hpp) while the optimized side runs again on the inputs they belong to: a correctness
+// run's launches off their alignment, against unmapped memory, and its last launch. Sealed are the device
+// reference's outputs and the optimized side's first outputs held to match later runs bit for bit (its own
+// output buffers are poisoned instead). A copy of them gives the key stream, not the values; a write into
+// them is an error that says so. The first launch on new inputs needs none of this: the reference's outputs
+// of them do not exist yet.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../contract/error.hpp"
+#include "../engines/sealed_memory.hpp"
+#include "case_buffers.hpp"
+#include "case_devices.hpp"
+
+namespace kbench {
+namespace detail {
+
+class sealed_outputs {
+ public:
+  sealed_outputs(const case_layout& layout, const case_devices& devices) : layout_(layout), devices_(devices) {}
+
+  // Every output of a device reference (a host reference's values are on the host: nothing to seal).
+  void seal_reference(const case_buffers& buffers) {
+    if (!layout_.has_device_reference()) return;
+    for (std::size_t k = 0; k < layout_.output_count(); ++k) {
+      seal(k, "the reference's output", buffers.output_data(side::reference, k), layout_.output_slot(k).storage_bytes());
+    }
+  }
+
+  // The copies of a side's outputs held aside.
+  void seal_held(const held_outputs& held) {
+    for (std::size_t k = 0; k < layout_.output_count(); ++k) {
+      seal(k, held.of() == side::optimized ? "the copy kbench holds of its first output" : "the copy of the reference's output",
+           held.at(k).data(), held.at(k).bytes());
+    }
+  }
+
+  // Everything sealed back, once the optimized side's work is done; an error naming what anything wrote to
+  // meanwhile, and `during`, the launch.
+  void unseal(const std::string& during) {
+    std::string written;
+    for (seal_of_output& s : seals_) {
+      const current_device here = devices_.on(layout_.output_slot(s.output));
+      if (!s.seal->unseal() && written.empty()) written = s.what + " '" + layout_.output_slot(s.output).name + "'";
+    }
+    seals_.clear();
+    if (!written.empty()) {
+      throw error("kbench: the optimized side wrote into " + written + " " + during +
+                  ": memory it was never given (kbench had sealed it); a launcher or kernel that looks for right results "
+                  "and changes them is tampering");
+    }
+  }
+
+ private:
+  struct seal_of_output {
+    std::size_t output;
+    std::string what;
+    std::unique_ptr<sealed_memory> seal;
+  };
+
+  void seal(std::size_t k, std::string what, void* data, std::size_t bytes) {
+    const buffer_slot& slot = layout_.output_slot(k);
+    const current_device here = devices_.on(slot);
+    seals_.push_back({k, std::move(what), std::make_unique<sealed_memory>(data, bytes, devices_.stream_of(slot))});
+  }
+
+  const case_layout& layout_;
+  const case_devices& devices_;
+  std::vector<seal_of_output> seals_;
+};
+
+}  // namespace detail
+}  // namespace kbench
