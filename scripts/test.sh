@@ -17,7 +17,8 @@ set -euo pipefail
 source "$(dirname "$0")/common.sh"
 started=$(date +%s)
 stage "dependencies"
-KBENCH_EXTRA_PACKAGES="clang-14 libclang-rt-14-dev python3-matplotlib python3-jsonschema ccache"  # libFuzzer, sanitizer runtimes, plots, schema
+# libFuzzer, sanitizer runtimes, plots, schema; the Python module and its tests (docs/python.md)
+KBENCH_EXTRA_PACKAGES="clang-14 libclang-rt-14-dev python3-matplotlib python3-jsonschema ccache python3-dev pybind11-dev python3-pytest"
 ensure_deps
 mkdir -p "$KBENCH_BUILD"
 : > "$KBENCH_BUILD/ctest-tally"
@@ -39,7 +40,8 @@ run_ctest "$KBENCH_BUILD/host" -j "$JOBS"
 
 stage "1/5 host-side unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
 # The header checks, which only compile, were done by the build above.
-configure_and_build "$KBENCH_BUILD/host-sanitize" -DKBENCH_GPU_PLATFORM=none -DCMAKE_BUILD_TYPE=Debug -DKBENCH_HEADER_CHECKS=none \
+# The Python module only in the host build: a sanitized module would need the sanitizers preloaded into python.
+configure_and_build "$KBENCH_BUILD/host-sanitize" -DKBENCH_GPU_PLATFORM=none -DCMAKE_BUILD_TYPE=Debug -DKBENCH_HEADER_CHECKS=none -DKBENCH_PYTHON=OFF \
   "-DCMAKE_CXX_FLAGS=-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 run_ctest "$KBENCH_BUILD/host-sanitize" -j "$JOBS"
 
@@ -59,13 +61,13 @@ fi
 # The host-side unit tests run again, compiled by clang at -O0 (the host build's compiler was g++, at -O1;
 # clang takes 12 s a unity batch at -O0, 24 at -O1, and the tests then run in 3.6 s instead of 0.9).
 CXX=hipcc configure_and_build "$KBENCH_BUILD/amd" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$KBENCH_AMD_TARGETS" \
-  -DKBENCH_HEADER_CHECKS=gpu -DKBENCH_UNIT_TEST_OPTIONS=-O0
+  -DKBENCH_HEADER_CHECKS=gpu -DKBENCH_UNIT_TEST_OPTIONS=-O0 -DKBENCH_PYTHON=OFF
 run_ctest "$KBENCH_BUILD/amd" -j "$JOBS"
 
 if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
   stage "3/5 NVIDIA build (nvcc, CMAKE_CUDA_ARCHITECTURES=${KBENCH_CUDA_ARCHS:=90})"
   # The host-side unit tests and programs with the host build's compiler and flags: the cache's.
-  configure_and_build "$KBENCH_BUILD/nvidia" -DKBENCH_GPU_PLATFORM=nvidia -DKBENCH_HEADER_CHECKS=platform -DKBENCH_UNIT_TEST_OPTIONS=-O1 \
+  configure_and_build "$KBENCH_BUILD/nvidia" -DKBENCH_GPU_PLATFORM=nvidia -DKBENCH_HEADER_CHECKS=platform -DKBENCH_UNIT_TEST_OPTIONS=-O1 -DKBENCH_PYTHON=OFF \
     "-DCMAKE_CUDA_ARCHITECTURES=$KBENCH_CUDA_ARCHS" -DCMAKE_CUDA_COMPILER="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
   run_ctest "$KBENCH_BUILD/nvidia" -j "$JOBS"
 else

@@ -28,7 +28,7 @@ fi
 installed_from=${2:-$work/kbench-build}
 if [ -z "${2:-}" ]; then
   cmake -S "$root" -B "$installed_from" -G Ninja -DCMAKE_BUILD_TYPE=Release ${launcher[@]+"${launcher[@]}"} \
-    -DKBENCH_GPU_PLATFORM=none -DKBENCH_BUILD_TESTS=OFF >/dev/null
+    -DKBENCH_GPU_PLATFORM=none -DKBENCH_BUILD_TESTS=OFF -DKBENCH_PYTHON=OFF >/dev/null
 fi
 cmake --build "$installed_from" --target kbench-compare >/dev/null
 cmake --install "$installed_from" --prefix "$work/package/kbench" >/dev/null
