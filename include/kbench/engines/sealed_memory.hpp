@@ -30,22 +30,22 @@ __global__ void seal_kernel(std::uint32_t* words, std::size_t count, std::uint64
   }
 }
 
-// Device memory sealed (`bytes` from `data`, on the current device, its work on `stream`): whole words, so a
-// span that ends inside a word takes the whole word, which reaches into the guard after an output; sealing
-// and unsealing put its bytes back. Unsealed by unseal() or by the destructor.
+// Sets the fingerprint counters to the canary: a kernel, so that sealing waits for nothing (between the two
+// sides of a timed sample the stream is held behind a gate, and a wait there would never end).
+template <int Unused = 0>
+__global__ void canary_kernel(unsigned long long* counters, unsigned long long canary) {
+  counters[0] = canary;
+  counters[1] = canary;
+}
+
+// Device memory to seal (`bytes` from `data`, on the current device, its work on `stream`): whole words, so
+// a span that ends inside a word takes the whole word, which reaches into the guard after an output;
+// sealing and unsealing put its bytes back. Made (which allocates) apart from seal() (which only queues
+// work on the stream); once sealed, unsealed by unseal() or by the destructor.
 class sealed_memory {
  public:
   sealed_memory(void* data, std::size_t bytes, hipStream_t stream)
-      : data_(data), words_((bytes + 3) / 4), stream_(stream), counters_(2) {
-    std::random_device entropy;
-    key_ = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
-    const std::uint64_t canary = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
-    const unsigned long long start[2] = {canary, canary};
-    KBENCH_HIP_CHECK(hipMemcpyAsync(counters_.data(), start, sizeof start, hipMemcpyHostToDevice, stream_));
-    xor_key_stream();
-    add_fingerprint(data_, words_ * 4, counters_.data(), stream_);
-    KBENCH_HIP_CHECK(hipStreamSynchronize(stream_));  // before `start` goes
-  }
+      : data_(data), words_((bytes + 3) / 4), stream_(stream), counters_(2) {}
   sealed_memory(const sealed_memory&) = delete;
   sealed_memory& operator=(const sealed_memory&) = delete;
   ~sealed_memory() {
@@ -56,8 +56,20 @@ class sealed_memory {
     }
   }
 
+  // Every word XOR a key stream drawn now, and its fingerprint taken; queued on the stream, not waited for.
+  void seal() {
+    std::random_device entropy;
+    key_ = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
+    const std::uint64_t canary = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
+    hipLaunchKernelGGL(canary_kernel<>, dim3(1), dim3(1), 0, stream_, counters_.data(), static_cast<unsigned long long>(canary));
+    KBENCH_HIP_CHECK_LAUNCH();
+    xor_key_stream();
+    add_fingerprint(data_, words_ * 4, counters_.data(), stream_);
+    sealed_ = true;
+  }
+
   // The values back; whether no word changed while sealed. Call once the optimized side's work is done (the
-  // device waited for), on the device the memory is on.
+  // device waited for), on the device the memory is on; waits for the stream.
   [[nodiscard]] bool unseal() {
     sealed_ = false;
     add_fingerprint(data_, words_ * 4, counters_.data() + 1, stream_);
@@ -81,7 +93,7 @@ class sealed_memory {
   hipStream_t stream_;
   device_buffer<unsigned long long> counters_;  // the fingerprints of the sealed words, at sealing and unsealing
   std::uint64_t key_ = 0;
-  bool sealed_ = true;
+  bool sealed_ = false;
 };
 
 }  // namespace detail

@@ -56,6 +56,7 @@
 #include "case_device_tools.hpp"
 #include "host_computation.hpp"
 #include "output_comparator.hpp"
+#include "sealed_outputs.hpp"
 #include "timed_audit.hpp"
 #include "timed_checks.hpp"
 #include "timed_input_sets.hpp"
@@ -175,18 +176,25 @@ class timing_run {
   // Reference and optimized back to back, in an order drawn for this sample, so that clock and thermal
   // drift hit both; both queued behind the gate before either starts. Returns both sides' timed seconds;
   // the device's wait after the sample goes to `sampled`, and so does the note when the gate opened by itself.
+  // The reference first: its outputs sealed through the optimized side's launches (sealed_outputs.hpp).
   double sample(sampled_run& sampled) {
     ++draws_;
     const bool optimized_first = checks_->optimized_first() || !with_reference_;
+    sealed_outputs sealed(layout_, devices_);
+    if (!optimized_first) sealed.prepare_timed(*sets_, side::reference);
     {
       std::optional<launch_gate::held> held;
       if (gated_) held.emplace(gate_, stream());
       if (optimized_first) time_side(side::optimized, optimized_events_, true, !with_reference_);
       if (with_reference_) time_side(side::reference, reference_events_, !optimized_first, optimized_first);
-      if (!optimized_first) time_side(side::optimized, optimized_events_, false, true);
+      if (!optimized_first) {
+        sealed.seal_prepared();
+        time_side(side::optimized, optimized_events_, false, true);
+      }
     }
     optimized_events_.wait();
     if (with_reference_) reference_events_.wait();
+    sealed.unseal("in a timed sample after the reference's launches");
     sampled.idle_waits.push_back(device_idle_wait());
     sets_->fingerprint_after_launches();  // the last side's, once the device is idle (the wait times it alone)
     const double reference = with_reference_ ? reference_events_.seconds() : 0.0;
