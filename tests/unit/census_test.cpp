@@ -49,6 +49,33 @@ kbench::case_census census_of(int kernels) {
 
 }  // namespace
 
+TEST_CASE("who does the work: the reference's own kernels, or a library's, is a note", "[census]") {
+  kbench::case_census own = census_of(1);
+  CHECK(kbench::note_whose_kernels(own).empty());  // a kernel of its own
+  kbench::case_census same = census_of(0);
+  same.optimized.kernels = same.reference->kernels;
+  const auto reference = kbench::note_whose_kernels(same);
+  REQUIRE(reference.size() == 1);
+  CHECK_FALSE(reference[0].fails());
+  CHECK(contains("launches exactly the reference's kernels (add, norm, weight)").match(reference[0].text));
+  same.optimized.kernels.pop_back();  // a part of the reference's kernels: its own too, perhaps
+  CHECK(kbench::note_whose_kernels(same).empty());
+  kbench::case_census library = census_of(0);
+  library.optimized.kernels = {kernel("void cutlass::Kernel2<cutlass_80_gemm>(Params)", 128, 0.25, 5e-6),
+                               kernel("Cijk_Alik_Bljk_HHS_BH_MT128x128", 128, 0.25, 5e-6), kernel("fused", 40, 0.5, 1e-6)};
+  const auto libraries = kbench::note_whose_kernels(library);
+  REQUIRE(libraries.size() == 2);
+  CHECK(contains("done by CUTLASS kernels, which the reference does not use").match(libraries[0].text));
+  CHECK(contains("rocBLAS (Tensile)").match(libraries[1].text));
+  library.reference->kernels.push_back(kernel("cutlass::Kernel<ref>", 64, 0.5, 1e-6));  // the reference uses it too
+  CHECK(kbench::note_whose_kernels(library).size() == 1);
+  CHECK(kbench::library_of_kernel("at::native::vectorized_elementwise_kernel<4>") == "PyTorch (ATen)");
+  CHECK(kbench::library_of_kernel("rmsnorm_v2::kernel<__half>").empty());
+  kbench::case_census unlisted = census_of(2);
+  unlisted.optimized.captured = false;
+  CHECK(kbench::note_whose_kernels(unlisted).empty());
+}
+
 TEST_CASE("no expectations: nothing to find", "[census]") {
   CHECK(kbench::judge_census(census_of(3), {}).empty());
 }

@@ -481,4 +481,28 @@ TEST_CASE("the stop rule: never before the iterations, then on precision, time o
   CHECK(kbench::stop_rule(o).should_stop(noisy, {}, 0.0));  // 60 samples: the limit
 }
 
+TEST_CASE("the stop rule cannot be starved: slow samples never end sampling below the iterations", "[stop_rule]") {
+  // A kernel (or a launcher) that is slow while the number of samples is decided, so that the time limit
+  // comes first: no verdict before the declared iterations, however long each took.
+  kbench::run_options o;
+  o.iterations = 100;
+  o.max_iterations = 1000;
+  o.precision = 0.005;
+  o.max_time = 1.0;
+  kbench::stop_rule rule(o);
+  std::vector<double> slow;
+  for (int i = 1; i < 100; ++i) {
+    slow.push_back(0.5);
+    CHECK_FALSE(rule.should_stop(slow, slow, 0.5 * i));  // far past the time limit, and still sampling
+  }
+  slow.push_back(0.5);
+  CHECK(rule.should_stop(slow, slow, 50.0));
+  // Samples left out as throttled count toward the limits, never toward the iterations: the run ends at the
+  // time limit with fewer kept, which the throttle rule fails (throttle_rule.hpp), not a pass.
+  kbench::stop_rule throttled(o);
+  const std::vector<double> kept(30, 0.5);
+  CHECK_FALSE(throttled.should_stop(kept, kept, 0.5, 99));
+  CHECK(throttled.should_stop(kept, kept, 2.0, 100));
+}
+
 }  // namespace unit_judge_test

@@ -1,7 +1,8 @@
 // kbench/decisions/census_judge.hpp: the census (results/census.hpp) against what the case expects of it
 // (`expect_kernels()` and the other census declarations): a failing finding for each figure that
-// contradicts them; and the census as every writer reads it, put together once: the measured census, the
-// build's figures of each kernel, and those findings. HIP-free.
+// contradicts them; notes on who does the optimized side's work (the reference's own kernels, a library's);
+// and the census as every writer reads it, put together once: the measured census, the build's figures of
+// each kernel, and those findings. HIP-free.
 #pragma once
 
 #include <algorithm>
@@ -54,6 +55,58 @@ namespace kbench {
   return found;
 }
 
+// The library whose kernel a demangled kernel name is, by the prefixes its kernels carry (cuBLAS and
+// cuBLASLt, CUTLASS, cuDNN, rocBLAS and Tensile, hipBLASLt, MIOpen, PyTorch's ATen); empty: none known.
+[[nodiscard]] inline std::string library_of_kernel(const std::string& name) {
+  static const std::pair<const char*, const char*> prefixes[] = {
+      {"cutlass", "CUTLASS"},     {"cublas", "cuBLAS"},        {"gemv2T_kernel", "cuBLAS"}, {"gemvNSP_kernel", "cuBLAS"},
+      {"splitKreduce_kernel", "cuBLAS"}, {"ampere_", "cuBLAS"}, {"volta_", "cuBLAS"},       {"turing_", "cuBLAS"},
+      {"sm80_xmma", "cuBLAS"},    {"sm90_xmma", "cuBLAS"},     {"cudnn", "cuDNN"},          {"Cijk_", "rocBLAS (Tensile)"},
+      {"rocblas_", "rocBLAS"},    {"hipblaslt", "hipBLASLt"},  {"MIOpen", "MIOpen"},        {"miopen", "MIOpen"},
+      {"at::native::", "PyTorch (ATen)"}};
+  std::string bare = name;
+  if (bare.rfind("void ", 0) == 0) bare.erase(0, 5);  // a demangled template kernel's return type
+  for (const auto& [prefix, library] : prefixes) {
+    if (bare.rfind(prefix, 0) == 0) return library;
+  }
+  return {};
+}
+
+// Notes on who does the optimized side's work: the reference's own kernels (the same symbols, in the same
+// order), or a library's where the reference runs none of that library's. Not failures: a case may mean to
+// set a library against a hand-written kernel, or be a first step; the report and the JSON say so.
+[[nodiscard]] inline std::vector<finding> note_whose_kernels(const case_census& c) {
+  std::vector<finding> notes;
+  const census_side& o = c.optimized;
+  if (!o.captured || o.kernels.empty()) return notes;
+  std::string names;
+  for (const census_kernel& k : o.kernels) names += (names.empty() ? "" : ", ") + k.name;
+  const bool reference_listed = c.reference && c.reference->captured;
+  if (reference_listed && c.reference->kernels.size() == o.kernels.size()) {
+    bool same = true;
+    for (std::size_t i = 0; same && i < o.kernels.size(); ++i) {
+      same = !o.kernels[i].symbol.empty() && o.kernels[i].symbol == c.reference->kernels[i].symbol;
+    }
+    if (same) {
+      notes.push_back({finding_kind::note, fmt::format("the optimized side launches exactly the reference's kernels ({}): "
+                                                       "it runs the reference, not kernels of its own", names)});
+      return notes;
+    }
+  }
+  std::vector<std::string> libraries;
+  for (const census_kernel& k : o.kernels) {
+    const std::string library = library_of_kernel(k.name);
+    const auto used = [&](const census_kernel& r) { return library_of_kernel(r.name) == library; };
+    const bool reference_too = reference_listed && std::any_of(c.reference->kernels.begin(), c.reference->kernels.end(), used);
+    if (!library.empty() && !reference_too && std::find(libraries.begin(), libraries.end(), library) == libraries.end()) {
+      libraries.push_back(library);
+      notes.push_back({finding_kind::note, fmt::format("the optimized side's work is done by {} kernels, which the "
+                                                       "reference does not use: {}", library, k.name)});
+    }
+  }
+  return notes;
+}
+
 // The census of a case as every writer reads it, assembled once: `measured` (procedure/census_run.hpp) with
 // the figures of the program's own device code, or of a code object file a case loads, for the device's
 // target (`arch`: "sm_90", "gfx90a:sramecc+:xnack-") joined to each kernel by symbol, so that the census
@@ -66,6 +119,7 @@ namespace kbench {
                                                  const built_listing* built, const std::string& arch) {
   case_census c = std::move(measured);
   c.findings = judge_census(c, e);
+  append(c.findings, note_whose_kernels(c));
   if (built == nullptr) return c;
   if (!built->problem.empty()) {
     c.findings.push_back({finding_kind::note, "the census shows no figures of the build: " + built->problem});

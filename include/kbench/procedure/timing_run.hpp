@@ -58,6 +58,7 @@
 #include "output_comparator.hpp"
 #include "sealed_outputs.hpp"
 #include "timed_audit.hpp"
+#include "timed_census.hpp"
 #include "timed_checks.hpp"
 #include "timed_input_sets.hpp"
 #include "timed_samples.hpp"
@@ -91,8 +92,7 @@ class timing_run {
     steps.audit = timed_step(stages, "audit", [&] { return audit_timed_memory(); });
     steps.statistics = summarize_samples(samples_.optimized(), samples_.reference(), steps.sampled.idle_waits, with_reference_);
     steps.latency = timed_step(stages, "latency", [&] { return measure_latency(steps.setup, steps.statistics.optimized.median); });
-    // Work the timed stream did not see (another stream, or started after the launch returned) keeps the
-    // device busy on the host's clock.
+    // Work the timed stream did not see (another stream, after the launch returned) shows on the host's clock.
     steps.launch_wall = timed_step(stages, "unseen work", [&] {
       return launch_wall_time([&] { sets_->prepare_outputs(side::optimized, 1); }, [&] { sets_->launch(side::optimized, 0); });
     });
@@ -153,6 +153,7 @@ class timing_run {
       }
     }
     setup.method += input_sets_method(setup.sets, setup.set_bytes);
+    append(setup.found, compare_timed_with_checked(devices_, buffers_, *sets_, per_sample_));  // timed_census.hpp
     return setup;
   }
 
