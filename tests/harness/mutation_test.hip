@@ -24,6 +24,7 @@
 
 #include "catch.hpp"
 #include "support/catch2_runner.hpp"
+#include "support/rushed.hpp"
 
 #include "rmsnorm/rmsnorm_v1.hip"
 #include "rmsnorm/rmsnorm_v2.hip"
@@ -158,19 +159,12 @@ void slowed_reference(const __half* x, const __half* w, __half* y, std::int64_t 
 // on the same inputs, up to three more under load, with buffers moved off their alignment at every offset in
 // five groups (110 launches for these three fp16 buffers: 22 offsets below 256 bytes; all, the output, the
 // inputs, each input alone), twice with each buffer against unmapped memory (6), once per run at the edges of
-// the inputs' values (6 here, each after a reference run and a comparison on the host), and on the checked
+// the inputs' values (6 here, each after a reference run and a comparison on the host), once per run with
+// spikes or another family (3 here), and on the checked
 // buffers again) and misbehave once called in quick succession about twice as often, as in the warm-up
-// (20 ms) and the timed loop: they skip the work, change an input, or write past the output. "Rushed": the
-// 257th call or later in a row, each within 2 ms of the one before.
-template <int Variant>
-bool rushed() {
-  static std::chrono::steady_clock::time_point last{};
-  static int streak = 0;
-  const auto now = std::chrono::steady_clock::now();
-  streak = now - last < std::chrono::milliseconds(2) ? streak + 1 : 0;
-  last = now;
-  return streak >= 256;
-}
+// (20 ms) and the timed loop: they skip the work, change an input, or write past the output
+// (support/rushed.hpp).
+using kbench_test::rushed;
 void skips_when_rushed(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
   if (!rushed<0>()) correct(x, w, y, rows, cols, s);
 }

@@ -40,6 +40,7 @@
 
 #include "catch.hpp"
 #include "support/catch2_runner.hpp"
+#include "support/rushed.hpp"
 
 const char* const kbench_test::suite_name = "the sampling trust tests";
 
@@ -74,16 +75,8 @@ bool found(const kbench::perf_outcome& o, const std::string& text) { return find
 
 // Called in quick succession more often than a correctness run calls (about 70 times for these two fp32
 // buffers, most with them moved off their alignment at every offset below 256 bytes, four against unmapped
-// memory): the 257th call or later in a row, each within 2 ms of the one before, as in the warm-up and a
-// batch's capture.
-bool rushed() {
-  static std::chrono::steady_clock::time_point last{};
-  static int streak = 0;
-  const auto now = std::chrono::steady_clock::now();
-  streak = now - last < std::chrono::milliseconds(2) ? streak + 1 : 0;
-  last = now;
-  return streak >= 256;
-}
+// memory): rushed, as in the warm-up and a batch's capture (support/rushed.hpp).
+using kbench_test::rushed;
 
 // ---- compute-bound maps ------------------------------------------------------------------------------
 // 200 dependent steps per element, which converge on a fixed point; the approximation stops after one

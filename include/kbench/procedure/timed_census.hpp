@@ -9,14 +9,15 @@
 // a case on several devices, is left to the census and batch mode, which report what they can.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <exception>
 #include <string>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "../contract/code_object.hpp"
-#include "../contract/error.hpp"
 #include "../detail/demangle.hpp"
 #include "../results/outcome.hpp"
 #include "case_buffers.hpp"
@@ -44,7 +45,7 @@ template <class Enqueue>
   bool launched = true;
   try {
     enqueue();
-  } catch (const error&) {
+  } catch (const std::exception&) {  // ended below, so that the stream is not left capturing
     launched = false;
   }
   hipGraph_t graph = nullptr;
