@@ -11,6 +11,8 @@
 #                                              buffer, the edges and nearby
 #                                              shapes, device comparison and its speed, multi-device, timing
 #                                              cases, examples)
+#   scripts/device/device-session.sh probes    no build: the launch-limits probe and the separate-process
+#                                              sketch (studies/)
 #   KBENCH_SESSION_TESTS=<regex>               also run `ctest -R <regex>` (correctness, then perf) first
 set -uo pipefail
 cd "$(dirname "$0")/../.."  # the repository's root: its paths below are relative to it
@@ -69,6 +71,12 @@ case "$stage" in
     status=$?
     grep -E "Test +#|tests passed|tests failed|FAILED|failed|passed \(|device comparison of" "$out/harness.log" | tail -40
     exit "$status"
+    ;;
+  probes)
+    # No build of kbench: the studies that measure the runtime itself (launches over limits, the
+    # separate-process sketch), each a program of its own.
+    studies/launch-limits/run.sh 2>&1 | tee "$out/launch-limits.log"
+    studies/separate-process/run.sh 2>&1 | tee "$out/separate-process.log"
     ;;
   sanitize)
     build_native
