@@ -21,7 +21,7 @@ if [ "$stage" = pack ]; then
   (cd "$tmp" && apt-get download python3-pytest python3-pluggy python3-iniconfig python3-packaging \
                  python3-exceptiongroup python3-attr python3-py python3-tomli >/dev/null) || exit 1
   mkdir -p "$dest" && for deb in "$tmp"/*.deb; do dpkg -x "$deb" "$dest"; done
-  rm -rf "$dest/usr/share"
+  rm -rf "${dest:?}/usr/share"
   echo "packed pytest into $dest: $(du -sh "$dest" | cut -f1)"
   exit 0
 fi
