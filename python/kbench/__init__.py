@@ -11,9 +11,14 @@
     case = kbench.declare(rmsnorm, {"rows": 37, "cols": 1531})
     case.digest()   # the same digest a C++ declaration of the same case has
 
-This build declares, validates and digests cases and reads results; running sides on the GPU is not built
-yet, and says so (kbench.run_case).
+    record = kbench.run_case(rmsnorm, {"rows": 37, "cols": 1531})            # checked on the GPU
+    record = kbench.run_case(case, mode="perf", options=["--timing", "batch"])  # and timed
+
+The GPU build (kbench.gpu_path_built) runs cases with kbench's procedure, each side called back into Python
+with torch's stream set to kbench's; the host-only build declares, validates, digests and reads results, and
+kbench.run_case says it cannot run.
 """
+from . import _kbench
 from ._kbench import (Buffer, Case, CaseRecord, Check, Comparison, Device, Distribution, Error, Finding, Output,
                       Run, SampleStats, Shape, SourcedFinding, Timing, UsageError, arange, choice, constant, dtype,
                       gpu_path_built, normal, tol, uniform, version)
@@ -21,8 +26,8 @@ from ._kbench import read_results_text as _read_results_text
 
 __all__ = ["Buffer", "Case", "CaseFailed", "CaseRecord", "Check", "Comparison", "Device", "Distribution", "Error",
            "Finding", "Output", "Run", "SampleStats", "Shape", "SourcedFinding", "Timing", "UsageError", "arange",
-           "choice", "constant", "declare", "dtype", "gpu_unavailable_reason", "normal", "raise_for_verdict",
-           "read_results", "run_case", "tol", "uniform", "version"]
+           "choice", "constant", "current_stream", "declare", "dtype", "gpu_unavailable_reason", "normal", "raise_for_verdict",
+           "read_results", "run", "run_case", "tol", "uniform", "version"]
 
 
 class CaseFailed(AssertionError):
@@ -34,28 +39,79 @@ class CaseFailed(AssertionError):
         super().__init__(f"{record.label}: " + "; ".join(reasons) + "\n" + record.report())
 
 
-def declare(function, shape, shapes=None, name=None):
-    """Runs the case function once at `shape` (a dict: int sizes, float parameters) and validates what it
-    declared: a broken declaration raises kbench.UsageError with kbench's message. `shapes` are all the shapes
-    the test declares (the digest names them; default: this one)."""
+def _collect(function, shape, shapes, name):
+    """The kbench.Case that `function` fills at `shape`, not yet validated."""
     case = Case(name or function.__name__, dict(shape), [dict(s) for s in (shapes or [shape])])
     function(case)
-    case.validate()
     return case
 
 
-def gpu_unavailable_reason():
+def _collector(function, shapes, name):
+    """What the GPU build calls for each kernel_case kbench makes of the case: the function run at a shape."""
+    return lambda shape: _collect(function, shape, shapes, name)
+
+
+def _shape_list(shape, shapes):
+    return [dict(s) for s in (shapes or [shape])]
+
+
+def declare(function, shape, shapes=None, name=None):
+    """Runs the case function once at `shape` (a dict: int sizes, float parameters) and validates what it
+    declared: a broken declaration raises kbench.UsageError with kbench's message. `shapes` are all the shapes
+    the test declares (the digest names them; default: this one). In the GPU build the declaration is also
+    replayed onto a real kernel_case, whose checks are the authoritative ones."""
+    case = _collect(function, shape, shapes, name)
+    if gpu_path_built:
+        case._replayed_lines = _kbench.replayed_lines(_collector(function, shapes, name), case.name, dict(shape),
+                                                      _shape_list(shape, shapes))
+    else:
+        case.validate()
+    case._function, case._shape, case._shapes = function, dict(shape), _shape_list(shape, shapes)
+    return case
+
+
+def gpu_unavailable_reason(device=0):
     """Why this module cannot run a case here, or None where it can."""
     if not gpu_path_built:
-        return ("kbench's Python module was built without its GPU path (not built yet): cases are declared, "
-                "validated and digested on the host only")
-    return None
+        return ("kbench's Python module was built without its GPU path (configure with KBENCH_GPU_PLATFORM nvidia "
+                "or amd): cases are declared, validated and digested on the host only")
+    return _kbench.device_unusable_reason(device) or None
 
 
-def run_case(case, mode="correctness"):
-    """Checks (and, with mode "perf", times) a declared case on the GPU. Not built yet: raises, never passes."""
-    raise Error(f"kbench.run_case({case.name!r}, {mode!r}): running a case from Python is not built yet "
-                "(docs/python.md says what is missing)")
+def current_stream():
+    """The stream (a hipStream_t as an int) of the launch kbench is running: for sides that launch through
+    something other than torch (torch's current stream is set to it already)."""
+    return _kbench.current_stream()
+
+
+def _what_runs(case, shape, shapes, name):
+    """A declared kbench.Case, or a case function with its shape."""
+    if isinstance(case, Case):
+        if not hasattr(case, "_function"):
+            raise UsageError("kbench.run_case: this Case was not made by kbench.declare(); give the case function")
+        return case._function, dict(shape or case._shape), case._shapes, case.name
+    if shape is None:
+        raise UsageError(f"kbench.run_case({getattr(case, '__name__', case)!r}): give the shape to run it at")
+    return case, dict(shape), _shape_list(shape, shapes), name or case.__name__
+
+
+def run(case, shape=None, mode="correctness", options=(), shapes=None, name=None):
+    """Runs a case as a kbench program runs it, in this process: `mode` "correctness" (every seed, then the
+    shapes around the declared one) or "perf" (check, time, check again); `options` a kbench program's
+    (["--timing", "batch"], ["--seed", "0x2a"]). `case` is a kbench.declare()d Case, or a case function with
+    its `shape`. Returns the kbench.Run: every case record, the declared shape's first; its to_json() is the
+    document a kbench program writes."""
+    function, shape, shapes, name = _what_runs(case, shape, shapes, name)
+    if not gpu_path_built:
+        raise Error(f"kbench.run_case({name!r}, {mode!r}): this build of kbench's Python module cannot run cases: "
+                    + gpu_unavailable_reason())
+    return _kbench.run(_collector(function, shapes, name), name, shape, shapes, [mode, *options])
+
+
+def run_case(case, shape=None, mode="correctness", options=(), shapes=None, name=None):
+    """The record of the declared shape of kbench.run(): its verdict, checks, timing and census. The shapes
+    around it are records of their own in kbench.run()'s result."""
+    return run(case, shape, mode, options, shapes, name).cases[0]
 
 
 def read_results(path):
@@ -65,6 +121,7 @@ def read_results(path):
 
 
 def raise_for_verdict(record):
-    """Raises CaseFailed with the case's reasons unless it passed (a skip is not a failure)."""
-    if record.verdict not in ("pass", "skipped"):
+    """Raises CaseFailed with the case's reasons unless it passed (a skip, or a shape left out, is not a
+    failure)."""
+    if record.verdict not in ("pass", "skipped", "filtered"):
         raise CaseFailed(record)

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,38 +23,44 @@ namespace detail {
 using extents_t = std::vector<std::int64_t>;
 using optional_init = std::optional<distribution>;
 
-inline buffer_handle handle(const declared_python_buffer& b) { return buffer_handle{b}; }
+inline buffer_handle handle(const declared_python_buffer& b) { return buffer_handle{b, std::make_shared<buffer_binding>()}; }
 
 // input(), output(), inout(), scratch() and their _if() forms: each returns a handle.
 inline void bind_buffers(py::class_<case_declaration>& c) {
-  c.def("input", [](case_declaration& d, std::string name, const py::object& type, const extents_t& extents, const optional_init& init) {
-         return handle(d.input(std::move(name), dtype_from(type), extents, init));
+  c.def("input", [](py::object self, std::string name, const py::object& type, const extents_t& extents, const optional_init& init) {
+         auto& d = self.cast<case_declaration&>();
+         return kept(self, handle(d.input(std::move(name), dtype_from(type), extents, init)));
        }, py::arg("name"), py::arg("dtype"), py::arg("extents"), py::arg("init") = py::none())
-      .def("output", [](case_declaration& d, std::string name, const py::object& type, const extents_t& extents) {
-         return handle(d.output(std::move(name), dtype_from(type), extents));
+      .def("output", [](py::object self, std::string name, const py::object& type, const extents_t& extents) {
+         auto& d = self.cast<case_declaration&>();
+         return kept(self, handle(d.output(std::move(name), dtype_from(type), extents)));
        }, py::arg("name"), py::arg("dtype"), py::arg("extents"))
-      .def("inout", [](case_declaration& d, std::string name, const py::object& type, const extents_t& extents, const optional_init& init) {
-         return handle(d.inout(std::move(name), dtype_from(type), extents, init));
+      .def("inout", [](py::object self, std::string name, const py::object& type, const extents_t& extents, const optional_init& init) {
+         auto& d = self.cast<case_declaration&>();
+         return kept(self, handle(d.inout(std::move(name), dtype_from(type), extents, init)));
        }, py::arg("name"), py::arg("dtype"), py::arg("extents"), py::arg("init") = py::none())
-      .def("input_if", [](case_declaration& d, bool present, std::string name, const py::object& type, const extents_t& extents,
+      .def("input_if", [](py::object self, bool present, std::string name, const py::object& type, const extents_t& extents,
                           const optional_init& init) {
-         return handle(present ? d.input(std::move(name), dtype_from(type), extents, init)
-                               : d.absent(std::move(name), buffer_role::input, dtype_from(type)));
+         auto& d = self.cast<case_declaration&>();
+         return kept(self, handle(present ? d.input(std::move(name), dtype_from(type), extents, init)
+                               : d.absent(std::move(name), buffer_role::input, dtype_from(type))));
        }, py::arg("present"), py::arg("name"), py::arg("dtype"), py::arg("extents"), py::arg("init") = py::none())
-      .def("output_if", [](case_declaration& d, bool present, std::string name, const py::object& type, const extents_t& extents) {
-         return handle(present ? d.output(std::move(name), dtype_from(type), extents) : d.absent(std::move(name), buffer_role::output, dtype_from(type)));
+      .def("output_if", [](py::object self, bool present, std::string name, const py::object& type, const extents_t& extents) {
+         auto& d = self.cast<case_declaration&>();
+         return kept(self, handle(present ? d.output(std::move(name), dtype_from(type), extents) : d.absent(std::move(name), buffer_role::output, dtype_from(type))));
        }, py::arg("present"), py::arg("name"), py::arg("dtype"), py::arg("extents"))
-      .def("scratch", [](case_declaration& d, std::string name, const py::object& type, std::int64_t count) {
-         return handle(d.scratch(std::move(name), dtype_from(type), count));
+      .def("scratch", [](py::object self, std::string name, const py::object& type, std::int64_t count) {
+         auto& d = self.cast<case_declaration&>();
+         return kept(self, handle(d.scratch(std::move(name), dtype_from(type), count)));
        }, py::arg("name"), py::arg("dtype"), py::arg("count"));
 }
 
 // The sides, the tolerances and the switches.
 inline void bind_sides(py::class_<case_declaration>& c) {
-  c.def("reference", [](py::object self, py::object fn) { set_side(self, fn, "_reference", "reference"); }, py::arg("launch"))
-      .def("host_reference", [](py::object self, py::object fn) { set_side(self, fn, "_reference", "host_reference"); },
+  c.def("reference", [](py::object self, py::object fn) { set_side(self, fn, "reference"); }, py::arg("launch"))
+      .def("host_reference", [](py::object self, py::object fn) { set_side(self, fn, "host_reference"); },
            py::arg("compute"))
-      .def("optimized", [](py::object self, py::object fn) { set_side(self, fn, "_optimized", "optimized"); }, py::arg("launch"))
+      .def("optimized", [](py::object self, py::object fn) { set_side(self, fn, "optimized"); }, py::arg("launch"))
       .def("tolerance", [](case_declaration& d, const tolerance_policy& p) { d.tolerance(p.lower()); }, py::arg("policy"))
       .def("tolerance", [](case_declaration& d, const py::object& buffer, const tolerance_policy& p) {
          d.tolerance(buffer_name_of(buffer), p.lower());

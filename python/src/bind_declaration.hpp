@@ -1,10 +1,10 @@
 // python/src/bind_declaration.hpp: the declaration as Python sees it: dtypes, shapes, distributions,
-// tolerance policies, and a case (case_declaration.hpp) whose sides are Python callables. A side is kept on
-// the Python object, never run here: running sides on kbench's stream is the GPU path's, not built yet
-// (docs/python.md).
+// tolerance policies, buffer handles, and a case (case_declaration.hpp) whose sides are Python callables. A
+// side is kept on the Python object, never run here: the GPU build runs it (python_sides.hpp).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +12,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <kbench/contract/buffer_handle.hpp>
 #include <kbench/contract/distribution.hpp>
 #include <kbench/contract/dtype.hpp>
 #include <kbench/contract/shape.hpp>
@@ -75,24 +76,49 @@ namespace detail {
   throw usage_error("unknown dtype '" + name + "': kbench knows " + known + " (or torch's names for them)");
 }
 
+// Where a handle finds its memory: the slot of the kernel_case its case was replayed onto (the GPU build;
+// case_replay.hpp binds it), shared by every copy of the handle.
+struct buffer_binding {
+  kbench::detail::buffer_slot* slot = nullptr;
+};
+
 // A buffer handle as a side will use it: what the case declared; memory only inside a launch kbench runs.
 struct buffer_handle {
   declared_python_buffer declared;
+  std::shared_ptr<buffer_binding> binding = std::make_shared<buffer_binding>();
 };
 
-inline void bind_buffer(py::module_& m) {
+// What a handle gives inside a launch: a torch tensor, a DLPack capsule and its device (the DLPack
+// protocol's __dlpack__ and __dlpack_device__, for CuPy and JAX). The build says how (module.cpp).
+struct buffer_access {
+  py::object (*tensor)(const buffer_handle&);
+  py::object (*capsule)(const buffer_handle&);
+  py::tuple (*device)(const buffer_handle&);
+};
+
+// The host-only build's: no launch runs, so no handle has memory (declared_case's throw_unbound(), in words
+// for a tensor).
+[[noreturn]] inline void throw_no_memory(const buffer_handle& b) {
+  throw usage_error("buffer '" + b.declared.layout.name +
+                    "' has no tensor here: a handle views kbench's device memory only inside a launch kbench runs, "
+                    "and this build of the module runs none (it was built without its GPU path)");
+}
+inline buffer_access host_only_access() {
+  return {[](const buffer_handle& b) -> py::object { throw_no_memory(b); },
+          [](const buffer_handle& b) -> py::object { throw_no_memory(b); },
+          [](const buffer_handle& b) -> py::tuple { throw_no_memory(b); }};
+}
+
+inline void bind_buffer(py::module_& m, const buffer_access& access) {
   py::class_<buffer_handle>(m, "Buffer")
       .def_property_readonly("name", [](const buffer_handle& b) { return b.declared.layout.name; })
       .def_property_readonly("role", [](const buffer_handle& b) { return std::string(role_name(b.declared.layout.role)); })
       .def_property_readonly("dtype", [](const buffer_handle& b) { return b.declared.layout.type; })
       .def_property_readonly("extents", [](const buffer_handle& b) { return b.declared.layout.extents; })
       .def_property_readonly("present", [](const buffer_handle& b) { return !b.declared.absent; })
-      .def_property_readonly("tensor", [](const buffer_handle& b) -> py::object {
-        // declared_case's throw_unbound(), in words for a tensor; the GPU path binds it to kbench's memory.
-        throw usage_error("buffer '" + b.declared.layout.name +
-                          "' has no tensor here: a handle views kbench's device memory only inside a launch kbench "
-                          "runs, and this build of the module runs none (the GPU path is not built yet)");
-      })
+      .def_property_readonly("tensor", access.tensor)
+      .def("__dlpack__", [access](const buffer_handle& b, const py::kwargs&) { return access.capsule(b); })
+      .def("__dlpack_device__", access.device)
       .def("__repr__", [](const buffer_handle& b) {
         return "<kbench.Buffer " + std::string(role_name(b.declared.layout.role)) + " '" + b.declared.layout.name + "'>";
       });
@@ -149,8 +175,9 @@ inline void bind_tolerances(py::module_& m) {
   tol.attr("any_value") = kbench::tol::any_value;
 }
 
-// A side: a Python callable kept on the case (as `_reference` or `_optimized`), its kind told to the C++.
-inline void set_side(py::object self, const py::object& fn, const char* attribute, const char* verb) {
+// A side: a Python callable kept on the case (in `_sides`, in the order they were set, which the replay
+// onto kernel_case follows), its kind told to the C++.
+inline void set_side(py::object self, const py::object& fn, const char* verb) {
   auto& c = self.cast<case_declaration&>();
   if (!PyCallable_Check(fn.ptr())) c.fail(std::string(verb) + "() was given " + py::cast<std::string>(py::repr(fn)) + ", not a callable");
   if (std::string(verb) == "optimized") {
@@ -158,7 +185,16 @@ inline void set_side(py::object self, const py::object& fn, const char* attribut
   } else {
     c.reference(std::string(verb) == "host_reference" ? side_kind::host : side_kind::device);
   }
-  self.attr(attribute) = fn;
+  if (!py::hasattr(self, "_sides")) self.attr("_sides") = py::list();
+  self.attr("_sides").cast<py::list>().append(fn);
+}
+
+// A handle, kept on the case too (in `_buffers`, in declaration order), so that the replay can bind it.
+inline py::object kept(py::object self, buffer_handle handle) {
+  py::object held = py::cast(std::move(handle));
+  if (!py::hasattr(self, "_buffers")) self.attr("_buffers") = py::list();
+  self.attr("_buffers").cast<py::list>().append(held);
+  return held;
 }
 
 [[nodiscard]] inline std::string buffer_name_of(const py::object& buffer) {
@@ -168,10 +204,10 @@ inline void set_side(py::object self, const py::object& fn, const char* attribut
 
 }  // namespace detail
 
-inline void bind_declaration(py::module_& m) {
+inline void bind_declaration(py::module_& m, const detail::buffer_access& access) {
   detail::bind_values(m);
   detail::bind_tolerances(m);
-  detail::bind_buffer(m);
+  detail::bind_buffer(m, access);
 }
 
 }  // namespace kbench::python

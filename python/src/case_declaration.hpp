@@ -5,9 +5,11 @@
 // are contract/declaration_digest.hpp's, line for line. HIP-free and free of pybind11: the binding
 // (bind_declaration.hpp) holds the Python callables; this holds what kbench can read of them.
 //
-// The argument checks mirror kernel_case_impl.hpp's, with its messages, because that file needs the GPU
-// platform's headers and this module builds without them. When the GPU path lands, the declaration is
-// replayed onto a kernel_case, whose own checks then run too (docs/python.md).
+// It also records each verb as it was called (the names asked for, the buffers with their extents as given,
+// the sides, the numbers), which the GPU build replays onto a real kernel_case (case_replay.hpp), whose own
+// checks are then the authoritative ones. The host-only build, which has no kernel_case (kernel_case_impl.hpp
+// needs the GPU platform's headers), mirrors those checks here, message for message; the GPU build leaves
+// the mirror out (mirrors_kernel_case_checks) and keeps only what kernel_case cannot check (docs/python.md).
 #pragma once
 
 #include <cmath>
@@ -33,12 +35,40 @@ namespace kbench::python {
 // How a side runs, as the digest names it: a device launch on kbench's stream, or a host function.
 enum class side_kind { none, device, host };
 
+// Whether this build checks a declaration's arguments itself: the host-only build does, with
+// kernel_case's messages; the GPU build (KBENCH_PYTHON_GPU_PATH) replays the declaration onto kernel_case,
+// whose checks are the real ones.
+#if defined(KBENCH_PYTHON_GPU_PATH)
+inline constexpr bool mirrors_kernel_case_checks = false;
+#else
+inline constexpr bool mirrors_kernel_case_checks = true;
+#endif
+
+// The verbs of a declaration as they were called, in order, for the replay onto kernel_case.
+enum class asked_kind { dim, flag, param };
+struct asked_name {
+  asked_kind kind;
+  std::string name;
+};
+enum class side_verb { reference, host_reference, optimized };
+enum class number_verb {
+  bytes_moved, flops, matrix_flops, tokens, calls_per_layer, calls_per_token, require_speedup, require_bandwidth,
+  allow_speedup_up_to, deterministic, requires_alignment, expect_kernels, edge_values
+};
+struct numbered_verb {
+  number_verb verb;
+  double value = 0.0;
+  dtype arithmetic = dtype::f32;  // flops(), matrix_flops()
+};
+
 // One buffer as the case declared it: its layout, what is drawn into it and its own tolerance.
 struct declared_python_buffer {
   declared_buffer layout;
+  std::vector<std::int64_t> given_extents;  // as the case gave them (a scratch: its count), for the replay
   std::optional<distribution> init;  // inputs and in-place buffers
   std::optional<tolerance> own_tolerance;
   bool edge_values = true;
+  std::optional<bool> edge_values_given;  // edge_values(buffer, yes) was called
   bool absent = false;  // declared for a shape that does not use it: a name taken, nothing else kept
 };
 
@@ -58,13 +88,20 @@ class case_declaration {
 
   [[nodiscard]] const std::string& name() const { return name_; }
   [[nodiscard]] const kbench::shape& shape() const { return shape_; }
-  [[nodiscard]] std::int64_t dim(std::string_view dimension) const { return shape_[dimension]; }
-  [[nodiscard]] double param(std::string_view parameter) const { return shape_.parameter_value(parameter); }
-  [[nodiscard]] bool flag(std::string_view dimension) const {
-    const std::int64_t value = dim(dimension);
-    if (value != 0 && value != 1) {
-      fail("dimension '" + std::string(dimension) + "' is a flag: 0 or 1, not " + std::to_string(value));
-    }
+  [[nodiscard]] const std::vector<kbench::shape>& registered_shapes() const { return registered_; }
+  [[nodiscard]] std::int64_t dim(std::string_view dimension) {
+    asked_.push_back({asked_kind::dim, std::string(dimension)});
+    return shape_[dimension];
+  }
+  [[nodiscard]] double param(std::string_view parameter) {
+    asked_.push_back({asked_kind::param, std::string(parameter)});
+    return shape_.parameter_value(parameter);
+  }
+  [[nodiscard]] bool flag(std::string_view dimension) {
+    const std::int64_t value = shape_[dimension];
+    asked_.push_back({asked_kind::flag, std::string(dimension)});
+    mirror(value != 0 && value != 1,
+           [&] { return "dimension '" + std::string(dimension) + "' is a flag: 0 or 1, not " + std::to_string(value); });
     return value == 1;
   }
 
@@ -87,65 +124,98 @@ class case_declaration {
   }
   // `count` elements of scratch; 0 declares none at this shape.
   const declared_python_buffer& scratch(std::string buffer_name, dtype type, std::int64_t count) {
-    if (count < 0) {
-      fail("scratch '" + buffer_name + "' has count " + std::to_string(count) +
-           ": a count must be >= 0 (0: no scratch at this shape, a null handle)");
+    mirror(count < 0, [&] {
+      return "scratch '" + buffer_name + "' has count " + std::to_string(count) +
+             ": a count must be >= 0 (0: no scratch at this shape, a null handle)";
+    });
+    if (count <= 0) {
+      declared_python_buffer& b = new_buffer(std::move(buffer_name), buffer_role::scratch, type);
+      b.absent = true;
+      b.given_extents = {count};
+      return b;
     }
-    if (count == 0) return absent(std::move(buffer_name), buffer_role::scratch, type);
     return add_buffer(std::move(buffer_name), buffer_role::scratch, type, {count});
   }
 
-  // The case's tolerance, or one output's (an output or in-place buffer of this case, by name).
+  // The case's tolerance, or one output's (an output or in-place buffer of this case, by name). That the
+  // buffer is compared is checked here in every build: kernel_case's tolerance() takes only an output's
+  // handle, so C++ cannot get it wrong at run time.
   void tolerance(const kbench::tolerance& t) { case_tolerance_ = t; }
   void tolerance(const std::string& buffer_name, const kbench::tolerance& t) {
     declared_python_buffer& b = buffer_named(buffer_name);
     if (!b.absent && !compared(b.layout.role)) fail("tolerance(): buffer '" + buffer_name + "' is not compared (not an output)");
     b.own_tolerance = t;
   }
-  void edge_values(bool yes) { edge_values_ = yes; }
+  void edge_values(bool yes) {
+    edge_values_ = yes;
+    numbers_.push_back({number_verb::edge_values, yes ? 1.0 : 0.0});
+  }
   void edge_values(const std::string& buffer_name, bool yes) {
     declared_python_buffer& b = buffer_named(buffer_name);
-    if (!b.absent && !drawn(b.layout.role)) fail("edge_values(): buffer '" + buffer_name + "' is not drawn (not an input)");
+    mirror(!b.absent && !drawn(b.layout.role),
+           [&] { return "edge_values(): buffer '" + buffer_name + "' is not drawn (not an input)"; });
     b.edge_values = yes;
+    b.edge_values_given = yes;
   }
 
   // Each side once: a device launch (reference or optimized) or a host reference.
-  void reference(side_kind kind) { set_side(reference_, kind, kind == side_kind::host ? "host_reference" : "reference"); }
-  void optimized() { set_side(optimized_, side_kind::device, "optimized"); }
+  void reference(side_kind kind) {
+    sides_.push_back(kind == side_kind::host ? side_verb::host_reference : side_verb::reference);
+    set_side(reference_, kind, kind == side_kind::host ? "host_reference" : "reference");
+  }
+  void optimized() {
+    sides_.push_back(side_verb::optimized);
+    set_side(optimized_, side_kind::device, "optimized");
+  }
 
   // The work model and the requirements: kernel_case's verbs, with its checks.
-  void bytes_moved(double bytes) { work_.bytes = checked_work(bytes, "bytes_moved"); }
+  void bytes_moved(double bytes) { work_.bytes = checked_work(number_verb::bytes_moved, bytes, "bytes_moved"); }
   void flops(double count, dtype arithmetic, bool matrix_units) {
-    if (arithmetic != dtype::f64 && arithmetic != dtype::f32 && arithmetic != dtype::f16 && arithmetic != dtype::bf16) {
-      fail("flops() counts arithmetic in f64, f32, f16 or bf16, not " + std::string(info(arithmetic).name));
-    }
-    work_.flops = checked_work(count, "flops");
+    numbers_.push_back({matrix_units ? number_verb::matrix_flops : number_verb::flops, count, arithmetic});
+    mirror(arithmetic != dtype::f64 && arithmetic != dtype::f32 && arithmetic != dtype::f16 && arithmetic != dtype::bf16,
+           [&] { return "flops() counts arithmetic in f64, f32, f16 or bf16, not " + std::string(info(arithmetic).name); });
+    mirror(!std::isfinite(count) || count < 0.0, [] { return std::string("flops() must be finite and >= 0"); });
+    work_.flops = count;
     work_.flop_type = arithmetic;
     work_.matrix_units = matrix_units;
   }
-  void tokens(double count) { work_.tokens = checked_work(count, "tokens"); }
-  void calls_per_layer(double count) { work_.calls_per_layer = checked_calls(count, "calls_per_layer"); }
-  void calls_per_token(double count) { work_.calls_per_token = checked_calls(count, "calls_per_token"); }
-  void require_speedup(double at_least) { expectations_.required_speedup = checked_work(at_least, "require_speedup"); }
+  void tokens(double count) { work_.tokens = checked_work(number_verb::tokens, count, "tokens"); }
+  void calls_per_layer(double count) { work_.calls_per_layer = checked_calls(number_verb::calls_per_layer, count, "calls_per_layer"); }
+  void calls_per_token(double count) { work_.calls_per_token = checked_calls(number_verb::calls_per_token, count, "calls_per_token"); }
+  void require_speedup(double at_least) {
+    expectations_.required_speedup = checked_work(number_verb::require_speedup, at_least, "require_speedup");
+  }
   void require_bandwidth(double fraction) {
-    expectations_.required_bandwidth = checked_work(fraction, "require_bandwidth");
+    expectations_.required_bandwidth = checked_work(number_verb::require_bandwidth, fraction, "require_bandwidth");
   }
   void allow_speedup_up_to(double factor) {
-    if (!(factor >= 1.0) || !std::isfinite(factor)) fail("allow_speedup_up_to() needs a finite factor >= 1");
+    numbers_.push_back({number_verb::allow_speedup_up_to, factor});
+    mirror(!(factor >= 1.0) || !std::isfinite(factor), [] { return std::string("allow_speedup_up_to() needs a finite factor >= 1"); });
     expectations_.max_plausible_speedup = factor;
     expectations_.speedup_limit_declared = true;
   }
-  void deterministic(bool yes) { deterministic_ = yes; }
+  void deterministic(bool yes) {
+    numbers_.push_back({number_verb::deterministic, yes ? 1.0 : 0.0});
+    deterministic_ = yes;
+  }
   void requires_alignment(std::size_t bytes) {
-    if (bytes == 0 || (bytes & (bytes - 1)) != 0 || bytes > 256) fail("requires_alignment() needs a power of two up to 256");
+    numbers_.push_back({number_verb::requires_alignment, static_cast<double>(bytes)});
+    mirror(bytes == 0 || (bytes & (bytes - 1)) != 0 || bytes > 256,
+           [] { return std::string("requires_alignment() needs a power of two up to 256"); });
     requires_alignment_ = bytes;
   }
   void expect_kernels(int count) {
-    if (count < 0) fail("expect_kernels() needs a count >= 0");
+    numbers_.push_back({number_verb::expect_kernels, static_cast<double>(count)});
+    mirror(count < 0, [] { return std::string("expect_kernels() needs a count >= 0"); });
     census_.kernels = count;
   }
 
   [[nodiscard]] const std::vector<declared_python_buffer>& buffers() const { return buffers_; }
+  // What the replay onto kernel_case reads: the verbs in the order they were called.
+  [[nodiscard]] const std::vector<asked_name>& asked() const { return asked_; }
+  [[nodiscard]] const std::vector<side_verb>& sides() const { return sides_; }
+  [[nodiscard]] const std::vector<numbered_verb>& numbers() const { return numbers_; }
+  [[nodiscard]] const std::optional<kbench::tolerance>& case_tolerance() const { return case_tolerance_; }
 
   // Throws usage_error unless the declaration is complete (declared_case::validate's rules).
   void validate() const {
@@ -157,29 +227,7 @@ class case_declaration {
   }
 
   // The declaration as the digest reads it: facts_of()'s rules (procedure_impl.hpp).
-  [[nodiscard]] kbench::detail::declaration_facts facts() const {
-    kbench::detail::declaration_facts f;
-    f.name = name_;
-    f.shape = shape_;
-    f.registered_shapes = registered_;
-    f.reference = reference_ == side_kind::host ? "host" : reference_ == side_kind::device ? "device" : "none";
-    f.optimized = optimized_ == side_kind::device ? "device" : "none";
-    for (const declared_python_buffer& b : buffers_) {
-      if (b.absent) continue;  // nothing allocates, draws, compares or digests it
-      kbench::detail::buffer_facts& facts = f.buffers.emplace_back();
-      facts.layout = b.layout;
-      if (drawn(b.layout.role)) facts.init = b.init;
-      facts.edge_values = b.edge_values;
-      if (compared(b.layout.role)) facts.compared = tolerance_of(b);
-    }
-    f.work = work_;
-    f.expectations = expectations_;
-    f.census = census_;
-    f.deterministic = deterministic_;
-    f.requires_alignment = requires_alignment_;
-    f.edge_values = edge_values_;
-    return f;
-  }
+  [[nodiscard]] kbench::detail::declaration_facts facts() const;
   [[nodiscard]] std::vector<std::string> lines() const { return kbench::detail::declaration_lines(facts()); }
   [[nodiscard]] std::string digest() const { return kbench::detail::digest_of_lines(lines()); }
 
@@ -195,9 +243,15 @@ class case_declaration {
   }
 
  private:
+  // A check kernel_case makes too: made here only where this build mirrors kernel_case's checks.
+  template <class Message>
+  void mirror(bool broken, Message&& message) const {
+    if (mirrors_kernel_case_checks && broken) fail(message());
+  }
+
   declared_python_buffer& new_buffer(std::string buffer_name, buffer_role role, dtype type) {
     for (const declared_python_buffer& b : buffers_) {
-      if (b.layout.name == buffer_name) fail("declares buffer '" + buffer_name + "' twice");
+      mirror(b.layout.name == buffer_name, [&] { return "declares buffer '" + buffer_name + "' twice"; });
     }
     declared_python_buffer& b = buffers_.emplace_back();
     b.layout.name = std::move(buffer_name);
@@ -210,6 +264,7 @@ class case_declaration {
                                      const std::vector<std::int64_t>& extents);
   declared_python_buffer& add_drawn(std::string buffer_name, buffer_role role, dtype type,
                                     const std::vector<std::int64_t>& extents, const std::optional<distribution>& init);
+  void check_drawn(const declared_python_buffer& b, const distribution& init) const;
 
   declared_python_buffer& buffer_named(const std::string& buffer_name) {
     for (declared_python_buffer& b : buffers_) {
@@ -220,17 +275,19 @@ class case_declaration {
 
   // kernel_case's set_once(): each side once; a device and a host reference are one too many.
   void set_side(side_kind& side, side_kind kind, const char* what) {
-    if (side == kind) fail(std::string("sets ") + what + "() twice");
-    if (side != side_kind::none) fail("declares both a device and a host reference: keep one");
+    mirror(side == kind, [&] { return std::string("sets ") + what + "() twice"; });
+    mirror(side != side_kind::none && side != kind, [] { return std::string("declares both a device and a host reference: keep one"); });
     side = kind;
   }
 
-  double checked_work(double value, const char* what) const {
-    if (!std::isfinite(value) || value < 0.0) fail(std::string(what) + "() must be finite and >= 0");
+  double checked_work(number_verb verb, double value, const char* what) {
+    numbers_.push_back({verb, value});
+    mirror(!std::isfinite(value) || value < 0.0, [&] { return std::string(what) + "() must be finite and >= 0"; });
     return value;
   }
-  double checked_calls(double count, const char* what) const {
-    if (!std::isfinite(count) || count <= 0.0) fail(std::string(what) + "() needs a finite count of calls > 0");
+  double checked_calls(number_verb verb, double count, const char* what) {
+    numbers_.push_back({verb, count});
+    mirror(!std::isfinite(count) || count <= 0.0, [&] { return std::string(what) + "() needs a finite count of calls > 0"; });
     return count;
   }
 
@@ -238,6 +295,9 @@ class case_declaration {
   kbench::shape shape_;
   std::vector<kbench::shape> registered_;
   std::vector<declared_python_buffer> buffers_;  // in declaration order, absent ones among them
+  std::vector<asked_name> asked_;
+  std::vector<side_verb> sides_;
+  std::vector<numbered_verb> numbers_;
   side_kind reference_ = side_kind::none;
   side_kind optimized_ = side_kind::none;
   std::optional<kbench::tolerance> case_tolerance_;
@@ -249,27 +309,52 @@ class case_declaration {
   bool edge_values_ = true;
 };
 
+inline kbench::detail::declaration_facts case_declaration::facts() const {
+  kbench::detail::declaration_facts f;
+  f.name = name_;
+  f.shape = shape_;
+  f.registered_shapes = registered_;
+  f.reference = reference_ == side_kind::host ? "host" : reference_ == side_kind::device ? "device" : "none";
+  f.optimized = optimized_ == side_kind::device ? "device" : "none";
+  for (const declared_python_buffer& b : buffers_) {
+    if (b.absent) continue;  // nothing allocates, draws, compares or digests it
+    kbench::detail::buffer_facts& facts = f.buffers.emplace_back();
+    facts.layout = b.layout;
+    if (drawn(b.layout.role)) facts.init = b.init;
+    facts.edge_values = b.edge_values;
+    if (compared(b.layout.role)) facts.compared = tolerance_of(b);
+  }
+  f.work = work_;
+  f.expectations = expectations_;
+  f.census = census_;
+  f.deterministic = deterministic_;
+  f.requires_alignment = requires_alignment_;
+  f.edge_values = edge_values_;
+  return f;
+}
+
 // A new buffer, checked: a unique name, extents > 0, addressable (declared_case::add_buffer's checks).
 inline declared_python_buffer& case_declaration::add_buffer(std::string buffer_name, buffer_role role, dtype type,
                                                             const std::vector<std::int64_t>& extents) {
-  if (extents.empty()) fail("buffer '" + buffer_name + "' has no extents");
-  std::size_t size = 1;
+  mirror(extents.empty(), [&] { return "buffer '" + buffer_name + "' has no extents"; });
+  std::size_t size = extents.empty() ? 0 : 1;
   std::vector<std::size_t> checked;
   for (std::int64_t e : extents) {
-    if (e <= 0) {
-      fail("buffer '" + buffer_name + "' has extent " + std::to_string(e) +
-           ": every extent must be > 0 (an empty buffer tests nothing; one that some shapes do not use is "
-           "declared with input_if() or output_if())");
-    }
-    if (size > std::numeric_limits<std::size_t>::max() / info(type).size / static_cast<std::size_t>(e)) {
-      fail("buffer '" + buffer_name + "' is too large to address");
-    }
-    size *= static_cast<std::size_t>(e);
-    checked.push_back(static_cast<std::size_t>(e));
+    mirror(e <= 0, [&] {
+      return "buffer '" + buffer_name + "' has extent " + std::to_string(e) +
+             ": every extent must be > 0 (an empty buffer tests nothing; one that some shapes do not use is "
+             "declared with input_if() or output_if())";
+    });
+    const bool addressable =
+        e > 0 && size <= std::numeric_limits<std::size_t>::max() / info(type).size / static_cast<std::size_t>(e);
+    mirror(e > 0 && !addressable, [&] { return "buffer '" + buffer_name + "' is too large to address"; });
+    size = addressable ? size * static_cast<std::size_t>(e) : 0;  // unchecked (the GPU build): the replay's to reject
+    checked.push_back(e > 0 ? static_cast<std::size_t>(e) : 0);
   }
   declared_python_buffer& b = new_buffer(std::move(buffer_name), role, type);
   b.layout.extents = std::move(checked);
   b.layout.size = size;
+  b.given_extents = extents;
   return b;
 }
 
@@ -278,26 +363,30 @@ inline declared_python_buffer& case_declaration::add_drawn(std::string buffer_na
                                                            const std::vector<std::int64_t>& extents,
                                                            const std::optional<distribution>& given) {
   const distribution init = given ? *given : detail::default_distribution(type);
+  // Not a mirror: from_index() takes a function, which this module does not bind yet.
   if (init.shape == distribution::kind::from_index) {
     fail("input '" + buffer_name + "': from_index() from Python is not built yet (docs/python.md)");
   }
   declared_python_buffer& b = add_buffer(std::move(buffer_name), role, type, extents);
-  const std::string type_name(info(type).name);
+  check_drawn(b, init);
+  b.init = init;
+  return b;
+}
+
+inline void case_declaration::check_drawn(const declared_python_buffer& b, const distribution& init) const {
+  const std::string type_name(info(b.layout.type).name);
   if (init.shape == distribution::kind::uniform) {
-    const double largest = largest_finite(type);  // a larger bound would be drawn as inf, or as fp8's NaN
-    if (std::fabs(init.a) > largest || std::fabs(init.b) > largest) {
-      fail("input '" + b.layout.name + "': " + init.describe() + " exceeds the range of " + type_name);
-    }
+    const double largest = largest_finite(b.layout.type);  // a larger bound would be drawn as inf, or as fp8's NaN
+    mirror(std::fabs(init.a) > largest || std::fabs(init.b) > largest,
+           [&] { return "input '" + b.layout.name + "': " + init.describe() + " exceeds the range of " + type_name; });
   }
   if (init.given_values()) {
     for (const double v : {init.a, init.shape == distribution::kind::choice ? init.b : init.a}) {
-      if (!holds_value(type, v)) {
-        fail("input '" + b.layout.name + "': " + init.describe() + " holds a value " + type_name + " cannot hold");
-      }
+      mirror(!holds_value(b.layout.type, v), [&] {
+        return "input '" + b.layout.name + "': " + init.describe() + " holds a value " + type_name + " cannot hold";
+      });
     }
   }
-  b.init = init;
-  return b;
 }
 
 }  // namespace kbench::python

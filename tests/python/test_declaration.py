@@ -65,7 +65,8 @@ def test_torch_names_for_dtypes():
     (lambda c: c.tolerance(kbench.tol.cosine() & kbench.tol.max_mismatch(0.05)), "max_mismatch needs an elementwise rule"),
     (lambda c: c.optimized(42), "optimized() was given 42, not a callable"),
     (lambda c: (c.reference(print), c.reference(print)), "sets reference() twice"),
-    (lambda c: (c.reference(print), c.host_reference(print)), "declares both a device and a host reference"),
+    (lambda c: (c.output("y", "fp32", [4]), c.reference(print), c.host_reference(print)),
+     "declares both a device and a host reference"),
 ])
 def test_a_bad_declaration_raises_kbench_message(declaration, message):
     with pytest.raises(kbench.UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -109,15 +110,22 @@ def test_absent_buffers_are_left_out():
     assert any(line.startswith("buffer in bias") for line in kbench.declare(case, {"has_bias": 1}).lines())
 
 
-def test_a_handle_has_no_tensor_and_running_is_not_built():
+def test_a_handle_has_no_tensor_outside_a_launch():
     handles = {}
 
     def case(c):
         handles["y"] = c.output("y", "fp32", [4])
         c.reference(print)
         c.optimized(print)
-    declared = kbench.declare(case, {})
+    kbench.declare(case, {})
     with pytest.raises(kbench.UsageError, match="has no tensor here"):
         handles["y"].tensor
-    with pytest.raises(kbench.Error, match="not built yet"):
+    with pytest.raises(kbench.UsageError, match="has no tensor here"):
+        handles["y"].__dlpack__()
+
+
+@pytest.mark.skipif(kbench.gpu_path_built, reason="the host-only build's answer; test_gpu_path.py has the GPU build's")
+def test_the_host_only_build_says_it_cannot_run():
+    declared = kbench.declare(rmsnorm, SHAPES[0], SHAPES)
+    with pytest.raises(kbench.Error, match="cannot run cases: kbench's Python module was built without its GPU path"):
         kbench.run_case(declared)
