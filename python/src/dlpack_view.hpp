@@ -76,15 +76,17 @@ inline void free_untaken_capsule(PyObject* capsule) {
   managed->deleter(managed);
 }
 
-// `slot`'s memory in `launch`: device memory in a launch, host values (double) in a host reference. Rows
-// `pitch` elements apart where the buffer is padded.
+// `slot`'s memory in `launch`: device memory in a launch, host values (double) in a host reference. On the
+// device, rows `pitch` elements apart where the buffer is padded; on the host, packed.
 [[nodiscard]] inline pybind11::object capsule_of(const kbench::detail::buffer_slot& slot, const launch_context& launch) {
   auto d = std::make_unique<described>();
   const bool on_host = launch.dlpack_device == dlpack_cpu;
   for (const std::size_t e : slot.extents) d->shape.push_back(static_cast<std::int64_t>(e));
   d->strides.assign(d->shape.size(), 1);
   for (std::size_t i = d->shape.size(); i-- > 1;) {
-    const std::int64_t row = (i == d->shape.size() - 1 && slot.padded()) ? static_cast<std::int64_t>(slot.pitch) : d->shape[i];
+    // Device memory keeps a padded buffer's pitch; a host reference's values are the rows alone, packed.
+    const bool pitched = i == d->shape.size() - 1 && slot.padded() && !on_host;
+    const std::int64_t row = pitched ? static_cast<std::int64_t>(slot.pitch) : d->shape[i];
     d->strides[i - 1] = d->strides[i] * row;
   }
   tensor& t = d->managed.dl_tensor;
