@@ -3,9 +3,9 @@
 // run's launches off their alignment, against unmapped memory, and its last launch, and the optimized side's
 // launches in a timed sample whose reference went first. Sealed are the device reference's outputs (in a
 // timed sample, every copy its launches wrote) and the optimized side's first outputs held to match later
-// runs bit for bit (its own output buffers are poisoned instead). A copy of them gives the key stream, not the values; a write into
-// them is an error that says so. The first launch on new inputs needs none of this: the reference's outputs
-// of them do not exist yet.
+// runs bit for bit (its own output buffers are poisoned instead). A copy of them gives the key stream, not
+// the values; a write into them is an error that says so. The first launch on new inputs needs none of
+// this: the reference's outputs of them do not exist yet.
 #pragma once
 
 #include <cstddef>

@@ -66,7 +66,7 @@ template <class Enqueue>
   return true;
 }
 
-// "a, b" of the lines from `first`, `count` of them.
+// "a; b" of the lines from `first`, `count` of them ("none" where there are none).
 [[nodiscard]] inline std::string joined(const std::vector<std::string>& lines, std::size_t first, std::size_t count) {
   std::string text;
   for (std::size_t i = first; i < first + count && i < lines.size(); ++i) text += (text.empty() ? "" : "; ") + lines[i];
