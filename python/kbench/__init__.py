@@ -18,6 +18,8 @@ The GPU build (kbench.gpu_path_built) runs cases with kbench's procedure, each s
 with torch's stream set to kbench's; the host-only build declares, validates, digests and reads results, and
 kbench.run_case says it cannot run.
 """
+import inspect
+
 from . import _kbench
 from ._kbench import (Buffer, Case, CaseRecord, Check, Comparison, Device, Distribution, Error, Finding, Output,
                       Run, SampleStats, Shape, SourcedFinding, Timing, UsageError, arange, choice, constant, dtype,
@@ -26,7 +28,8 @@ from ._kbench import read_results_text as _read_results_text
 
 __all__ = ["Buffer", "Case", "CaseFailed", "CaseRecord", "Check", "Comparison", "Device", "Distribution", "Error",
            "Finding", "Output", "Run", "SampleStats", "Shape", "SourcedFinding", "Timing", "UsageError", "arange",
-           "choice", "constant", "current_stream", "declare", "dtype", "gpu_unavailable_reason", "normal", "raise_for_verdict",
+           "choice", "constant", "current_stream", "declare", "dtype", "from_index", "gpu_unavailable_reason", "normal",
+           "raise_for_verdict",
            "read_results", "run", "run_case", "tol", "uniform", "version"]
 
 
@@ -37,6 +40,28 @@ class CaseFailed(AssertionError):
         self.record = record
         reasons = record.failure_reasons() or [f"verdict {record.verdict}"]
         super().__init__(f"{record.label}: " + "; ".join(reasons) + "\n" + record.report())
+
+
+def _takes_seed(function):
+    """Whether a from_index() function takes (index, seed), not the index alone: two positional parameters or
+    more (or *args), or a signature Python cannot read."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return True
+    positional = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in parameters)
+
+
+def from_index(name, function):
+    """An input's values by a function of your own: element i is function(i, seed), or function(i), a number
+    the input's type holds (row-major over the extents, padding left out; the seed is the input's own, from
+    the run's). `name` stands for it in reports and the digest, which cannot read a function: rename it when
+    the function changes. kbench evaluates it on the host, on every host thread, each call taking the GIL: a
+    function of (i, seed) only, and slow for large inputs (a distribution kbench draws on the GPU is not)."""
+    if not callable(function):
+        return _kbench.from_index(name, function, True)  # kbench's message
+    return _kbench.from_index(name, function, _takes_seed(function))
 
 
 def _collect(function, shape, shapes, name):

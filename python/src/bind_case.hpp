@@ -53,6 +53,36 @@ inline void bind_buffers(py::class_<case_declaration>& c) {
          auto& d = self.cast<case_declaration&>();
          return kept(self, handle(d.scratch(std::move(name), dtype_from(type), count)));
        }, py::arg("name"), py::arg("dtype"), py::arg("count"));
+  // scratch_bytes(name, bytes), or (name, query): a callable answering the bytes when the case is opened.
+  c.def("scratch_bytes", [](py::object self, std::string name, const py::object& bytes) {
+     auto& d = self.cast<case_declaration&>();
+     if (PyCallable_Check(bytes.ptr()) != 0) return kept(self, handle(d.scratch_bytes(name, size_query(name, bytes))));
+     if (!py::isinstance<py::int_>(bytes) || py::isinstance<py::bool_>(bytes) || py::int_(bytes) < py::int_(0)) {
+       d.fail("scratch_bytes('" + name + "') was given " + repr_of(bytes) +
+              ": give the bytes (an int >= 0) or a callable that answers them");
+     }
+     return kept(self, handle(d.scratch_bytes(name, bytes.cast<std::uint64_t>())));
+   }, py::arg("name"), py::arg("bytes"));
+  c.def("leading_dimension", [](case_declaration& d, const py::object& buffer, std::int64_t leading_dimension) {
+     d.leading_dimension(buffer_name_of(buffer), leading_dimension);
+   }, py::arg("buffer"), py::arg("leading_dimension"));
+}
+
+// What the module does not bind: each raises, saying why (docs/python.md).
+inline void bind_refusals(py::class_<case_declaration>& c) {
+  static const char* const spans_devices =
+      ": a case that spans devices is not built in the Python module (its sides would take a stream per device, "
+      "and torch's current stream is set on one device); docs/python.md";
+  c.def("devices", [](case_declaration& d, const py::args&, const py::kwargs&) { d.fail(std::string("devices()") + spans_devices); });
+  for (const char* verb : {"input_on_each", "output_on_each", "inout_on_each"}) {
+    c.def(verb, [verb](case_declaration& d, const py::args&, const py::kwargs&) { d.fail(std::string(verb) + "()" + spans_devices); });
+  }
+  c.def("expect_resources", [](case_declaration& d, const py::args&, const py::kwargs&) {
+    d.fail("expect_resources() is not built in the Python module: its bounds are checked by `<program> resources`, "
+           "which reads a kbench program's own code objects, and a Python case's kernels (torch's, Triton's) are "
+           "compiled at run time, where nothing would read them; expect_registers_at_most() and "
+           "expect_occupancy_at_least() are checked by the perf run's census (docs/python.md)");
+  });
 }
 
 // The sides, the tolerances and the switches.
@@ -61,6 +91,8 @@ inline void bind_sides(py::class_<case_declaration>& c) {
       .def("host_reference", [](py::object self, py::object fn) { set_side(self, fn, "host_reference"); },
            py::arg("compute"))
       .def("optimized", [](py::object self, py::object fn) { set_side(self, fn, "optimized"); }, py::arg("launch"))
+      .def("oracle", [](py::object self, py::object fn, double max_ratio) { set_side(self, fn, "oracle", max_ratio); },
+           py::arg("compute"), py::arg("max_ratio") = 2.0)
       .def("tolerance", [](case_declaration& d, const tolerance_policy& p) { d.tolerance(p.lower()); }, py::arg("policy"))
       .def("tolerance", [](case_declaration& d, const py::object& buffer, const tolerance_policy& p) {
          d.tolerance(buffer_name_of(buffer), p.lower());
@@ -85,7 +117,9 @@ inline void bind_work(py::class_<case_declaration>& c) {
       .def("require_speedup", &case_declaration::require_speedup, py::arg("at_least"))
       .def("require_bandwidth", &case_declaration::require_bandwidth, py::arg("fraction_of_copy"))
       .def("allow_speedup_up_to", &case_declaration::allow_speedup_up_to, py::arg("factor"))
-      .def("expect_kernels", &case_declaration::expect_kernels, py::arg("count"));
+      .def("expect_kernels", &case_declaration::expect_kernels, py::arg("count"))
+      .def("expect_registers_at_most", &case_declaration::expect_registers_at_most, py::arg("registers"))
+      .def("expect_occupancy_at_least", &case_declaration::expect_occupancy_at_least, py::arg("fraction"));
 }
 
 }  // namespace detail
@@ -106,6 +140,7 @@ inline void bind_case(py::module_& m) {
   detail::bind_buffers(c);
   detail::bind_sides(c);
   detail::bind_work(c);
+  detail::bind_refusals(c);
 }
 
 }  // namespace kbench::python

@@ -19,6 +19,7 @@
 #include <kbench/contract/tolerance.hpp>
 
 #include "case_declaration.hpp"
+#include "python_functions.hpp"
 #include "tolerance_policy.hpp"
 
 namespace kbench::python {
@@ -175,12 +176,14 @@ inline void bind_tolerances(py::module_& m) {
   tol.attr("any_value") = kbench::tol::any_value;
 }
 
-// A side: a Python callable kept on the case (in `_sides`, in the order they were set, which the replay
-// onto kernel_case follows), its kind told to the C++.
-inline void set_side(py::object self, const py::object& fn, const char* verb) {
+// A side (or the oracle): a Python callable kept on the case (in `_sides`, in the order they were set, which
+// the replay onto kernel_case follows), its kind told to the C++.
+inline void set_side(py::object self, const py::object& fn, const char* verb, double oracle_ratio = 2.0) {
   auto& c = self.cast<case_declaration&>();
   if (!PyCallable_Check(fn.ptr())) c.fail(std::string(verb) + "() was given " + py::cast<std::string>(py::repr(fn)) + ", not a callable");
-  if (std::string(verb) == "optimized") {
+  if (std::string(verb) == "oracle") {
+    c.oracle(oracle_ratio);
+  } else if (std::string(verb) == "optimized") {
     c.optimized();
   } else {
     c.reference(std::string(verb) == "host_reference" ? side_kind::host : side_kind::device);
@@ -208,6 +211,7 @@ inline void bind_declaration(py::module_& m, const detail::buffer_access& access
   detail::bind_values(m);
   detail::bind_tolerances(m);
   detail::bind_buffer(m, access);
+  detail::bind_functions(m);
 }
 
 }  // namespace kbench::python

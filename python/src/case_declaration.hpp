@@ -10,6 +10,9 @@
 // checks are then the authoritative ones. The host-only build, which has no kernel_case (kernel_case_impl.hpp
 // needs the GPU platform's headers), mirrors those checks here, message for message; the GPU build leaves
 // the mirror out (mirrors_kernel_case_checks) and keeps only what kernel_case cannot check (docs/python.md).
+//
+// The verbs that check their arguments are defined in case_declaration_impl.hpp, which the binding's one
+// translation unit includes (module.cpp): the replay and the run read a declaration, they declare none.
 #pragma once
 
 #include <cmath>
@@ -22,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include <kbench/contract/callable.hpp>
 #include <kbench/contract/declaration.hpp>
 #include <kbench/contract/declaration_digest.hpp>
 #include <kbench/contract/distribution.hpp>
@@ -50,10 +54,11 @@ struct asked_name {
   asked_kind kind;
   std::string name;
 };
-enum class side_verb { reference, host_reference, optimized };
+enum class side_verb { reference, host_reference, optimized, oracle };
 enum class number_verb {
   bytes_moved, flops, matrix_flops, tokens, calls_per_layer, calls_per_token, require_speedup, require_bandwidth,
-  allow_speedup_up_to, deterministic, requires_alignment, expect_kernels, edge_values
+  allow_speedup_up_to, deterministic, requires_alignment, expect_kernels, expect_registers_at_most,
+  expect_occupancy_at_least, edge_values
 };
 struct numbered_verb {
   number_verb verb;
@@ -70,6 +75,8 @@ struct declared_python_buffer {
   bool edge_values = true;
   std::optional<bool> edge_values_given;  // edge_values(buffer, yes) was called
   bool absent = false;  // declared for a shape that does not use it: a name taken, nothing else kept
+  std::vector<std::int64_t> leading_dimensions;  // leading_dimension() as called, in order, for the replay
+  kbench::detail::callable<std::size_t()> bytes_query;  // scratch_bytes(name, query): sized on the GPU
 };
 
 namespace detail {
@@ -136,6 +143,12 @@ class case_declaration {
     }
     return add_buffer(std::move(buffer_name), buffer_role::scratch, type, {count});
   }
+  // `bytes` of uint8 scratch (0: none at this shape), or as many as `query` answers when the case is opened on
+  // its GPU (kernel_case::scratch_bytes()'s two forms).
+  const declared_python_buffer& scratch_bytes(std::string buffer_name, std::uint64_t bytes);
+  const declared_python_buffer& scratch_bytes(std::string buffer_name, kbench::detail::callable<std::size_t()> query);
+  // Padded rows (kernel_case::leading_dimension()): the buffer's rows lie `leading_dimension` elements apart.
+  void leading_dimension(const std::string& buffer_name, std::int64_t leading_dimension);
 
   // The case's tolerance, or one output's (an output or in-place buffer of this case, by name). That the
   // buffer is compared is checked here in every build: kernel_case's tolerance() takes only an output's
@@ -167,6 +180,9 @@ class case_declaration {
     sides_.push_back(side_verb::optimized);
     set_side(optimized_, side_kind::device, "optimized");
   }
+  // A host function in double that both sides are held against (kernel_case::oracle()): a side too, in sides().
+  void oracle(double max_ratio);
+  [[nodiscard]] double oracle_ratio() const { return oracle_ratio_; }
 
   // The work model and the requirements: kernel_case's verbs, with its checks.
   void bytes_moved(double bytes) { work_.bytes = checked_work(number_verb::bytes_moved, bytes, "bytes_moved"); }
@@ -209,6 +225,8 @@ class case_declaration {
     mirror(count < 0, [] { return std::string("expect_kernels() needs a count >= 0"); });
     census_.kernels = count;
   }
+  void expect_registers_at_most(int registers);
+  void expect_occupancy_at_least(double fraction);
 
   [[nodiscard]] const std::vector<declared_python_buffer>& buffers() const { return buffers_; }
   // What the replay onto kernel_case reads: the verbs in the order they were called.
@@ -224,6 +242,9 @@ class case_declaration {
     if (!has_output) fail("declares no output: there is nothing to check");
     if (reference_ == side_kind::none) fail("declares no reference: call reference() or host_reference()");
     if (optimized_ == side_kind::none) fail("declares no optimized launch: call optimized()");
+    if (oracle_ && reference_ == side_kind::host) {
+      fail("declares an oracle and a host reference: the host reference computes in double already; keep one");
+    }
   }
 
   // The declaration as the digest reads it: facts_of()'s rules (procedure_impl.hpp).
@@ -305,88 +326,10 @@ class case_declaration {
   perf_expectations expectations_;
   census_expectations census_;
   bool deterministic_ = false;
+  bool oracle_ = false;
+  double oracle_ratio_ = 2.0;
   std::size_t requires_alignment_ = 1;
   bool edge_values_ = true;
 };
-
-inline kbench::detail::declaration_facts case_declaration::facts() const {
-  kbench::detail::declaration_facts f;
-  f.name = name_;
-  f.shape = shape_;
-  f.registered_shapes = registered_;
-  f.reference = reference_ == side_kind::host ? "host" : reference_ == side_kind::device ? "device" : "none";
-  f.optimized = optimized_ == side_kind::device ? "device" : "none";
-  for (const declared_python_buffer& b : buffers_) {
-    if (b.absent) continue;  // nothing allocates, draws, compares or digests it
-    kbench::detail::buffer_facts& facts = f.buffers.emplace_back();
-    facts.layout = b.layout;
-    if (drawn(b.layout.role)) facts.init = b.init;
-    facts.edge_values = b.edge_values;
-    if (compared(b.layout.role)) facts.compared = tolerance_of(b);
-  }
-  f.work = work_;
-  f.expectations = expectations_;
-  f.census = census_;
-  f.deterministic = deterministic_;
-  f.requires_alignment = requires_alignment_;
-  f.edge_values = edge_values_;
-  return f;
-}
-
-// A new buffer, checked: a unique name, extents > 0, addressable (declared_case::add_buffer's checks).
-inline declared_python_buffer& case_declaration::add_buffer(std::string buffer_name, buffer_role role, dtype type,
-                                                            const std::vector<std::int64_t>& extents) {
-  mirror(extents.empty(), [&] { return "buffer '" + buffer_name + "' has no extents"; });
-  std::size_t size = extents.empty() ? 0 : 1;
-  std::vector<std::size_t> checked;
-  for (std::int64_t e : extents) {
-    mirror(e <= 0, [&] {
-      return "buffer '" + buffer_name + "' has extent " + std::to_string(e) +
-             ": every extent must be > 0 (an empty buffer tests nothing; one that some shapes do not use is "
-             "declared with input_if() or output_if())";
-    });
-    const bool addressable =
-        e > 0 && size <= std::numeric_limits<std::size_t>::max() / info(type).size / static_cast<std::size_t>(e);
-    mirror(e > 0 && !addressable, [&] { return "buffer '" + buffer_name + "' is too large to address"; });
-    size = addressable ? size * static_cast<std::size_t>(e) : 0;  // unchecked (the GPU build): the replay's to reject
-    checked.push_back(e > 0 ? static_cast<std::size_t>(e) : 0);
-  }
-  declared_python_buffer& b = new_buffer(std::move(buffer_name), role, type);
-  b.layout.extents = std::move(checked);
-  b.layout.size = size;
-  b.given_extents = extents;
-  return b;
-}
-
-// A drawn buffer, its distribution within the range of its type (declared_case::add_drawn's checks).
-inline declared_python_buffer& case_declaration::add_drawn(std::string buffer_name, buffer_role role, dtype type,
-                                                           const std::vector<std::int64_t>& extents,
-                                                           const std::optional<distribution>& given) {
-  const distribution init = given ? *given : detail::default_distribution(type);
-  // Not a mirror: from_index() takes a function, which this module does not bind yet.
-  if (init.shape == distribution::kind::from_index) {
-    fail("input '" + buffer_name + "': from_index() from Python is not built yet (docs/python.md)");
-  }
-  declared_python_buffer& b = add_buffer(std::move(buffer_name), role, type, extents);
-  check_drawn(b, init);
-  b.init = init;
-  return b;
-}
-
-inline void case_declaration::check_drawn(const declared_python_buffer& b, const distribution& init) const {
-  const std::string type_name(info(b.layout.type).name);
-  if (init.shape == distribution::kind::uniform) {
-    const double largest = largest_finite(b.layout.type);  // a larger bound would be drawn as inf, or as fp8's NaN
-    mirror(std::fabs(init.a) > largest || std::fabs(init.b) > largest,
-           [&] { return "input '" + b.layout.name + "': " + init.describe() + " exceeds the range of " + type_name; });
-  }
-  if (init.given_values()) {
-    for (const double v : {init.a, init.shape == distribution::kind::choice ? init.b : init.a}) {
-      mirror(!holds_value(b.layout.type, v), [&] {
-        return "input '" + b.layout.name + "': " + init.describe() + " holds a value " + type_name + " cannot hold";
-      });
-    }
-  }
-}
 
 }  // namespace kbench::python

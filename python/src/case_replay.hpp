@@ -45,12 +45,19 @@ auto with_extents(const std::vector<std::int64_t>& e, Verb& verb) {
   return with_extent_list(e, verb, std::make_index_sequence<Rank>{});
 }
 
+// A buffer's slot as the handle kernel_case::leading_dimension() takes.
+struct slot_handle {
+  kbench::detail::buffer_slot* held;
+  [[nodiscard]] kbench::detail::buffer_slot* slot() const { return held; }
+};
+
 // One buffer through the verb its declaration used, for its element type T; its slot in `c`.
 template <class T>
-kbench::detail::buffer_slot* replay_buffer(kernel_case& c, const declared_python_buffer& b) {
+kbench::detail::buffer_slot* declare_buffer(kernel_case& c, const declared_python_buffer& b) {
   const std::string& name = b.layout.name;
   const std::vector<std::int64_t>& extents = b.given_extents;
   const buffer_role role = b.layout.role;
+  if (b.bytes_query) return c.scratch_bytes(name, b.bytes_query).slot();
   if (role == buffer_role::scratch) return c.scratch<T>(name, extents.empty() ? 0 : extents.front()).slot();
   if (b.absent) {
     return role == buffer_role::input ? c.input_if<T>(false, name, {1}).slot() : c.output_if<T>(false, name, {1}).slot();
@@ -67,6 +74,13 @@ kbench::detail::buffer_slot* replay_buffer(kernel_case& c, const declared_python
     return ref.slot();
   };
   return with_extents(extents, verb);
+}
+// The buffer, then its leading dimensions as the case gave them.
+template <class T>
+kbench::detail::buffer_slot* replay_buffer(kernel_case& c, const declared_python_buffer& b) {
+  kbench::detail::buffer_slot* slot = declare_buffer<T>(c, b);
+  for (const std::int64_t leading : b.leading_dimensions) c.leading_dimension(slot_handle{slot}, leading);
+  return slot;
 }
 
 // The launch a side gets: the current device, and kbench's stream, passed on to Python as numbers.
@@ -86,8 +100,13 @@ inline launch_context device_launch(hipStream_t stream) {
 inline void replay_sides(kernel_case& c, const std::shared_ptr<python_declaration>& p) {
   const std::vector<side_verb>& sides = p->declaration().sides();
   for (std::size_t i = 0; i < sides.size(); ++i) {
-    if (sides[i] == side_verb::host_reference) {
-      c.host_reference([p, i] { p->call(i, launch_context{}); });
+    if (sides[i] == side_verb::host_reference || sides[i] == side_verb::oracle) {
+      host_function compute = [p, i] { p->call(i, launch_context{}); };  // host tensors of double
+      if (sides[i] == side_verb::oracle) {
+        c.oracle(std::move(compute), p->declaration().oracle_ratio());
+      } else {
+        c.host_reference(std::move(compute));
+      }
       continue;
     }
     launch_function launch = [p, i](hipStream_t s) { p->call(i, device_launch(s)); };
@@ -113,6 +132,8 @@ inline void replay_number(kernel_case& c, const numbered_verb& n) {
     case number_verb::deterministic: return c.deterministic(n.value != 0.0);
     case number_verb::requires_alignment: return c.requires_alignment(static_cast<std::size_t>(n.value));
     case number_verb::expect_kernels: return c.expect_kernels(static_cast<int>(n.value));
+    case number_verb::expect_registers_at_most: return c.expect_registers_at_most(static_cast<int>(n.value));
+    case number_verb::expect_occupancy_at_least: return c.expect_occupancy_at_least(n.value);
     case number_verb::edge_values: return c.edge_values(n.value != 0.0);
   }
 }

@@ -8,6 +8,7 @@
 #include "bind_case.hpp"
 #include "bind_declaration.hpp"
 #include "bind_results.hpp"
+#include "case_declaration_impl.hpp"  // once: the verbs' checks
 #if defined(KBENCH_PYTHON_GPU_PATH)
 #include "bind_gpu_path.hpp"
 #endif

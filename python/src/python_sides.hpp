@@ -19,6 +19,7 @@
 #include "bind_declaration.hpp"
 #include "dlpack_view.hpp"
 #include "gpu_path.hpp"
+#include "python_functions.hpp"
 
 namespace kbench::python {
 namespace detail {
@@ -72,14 +73,6 @@ inline py::object tensor_in_launch(const buffer_handle& b) {
 
 inline buffer_access launch_access() { return {&tensor_in_launch, &capsule_in_launch, &device_in_launch}; }
 
-// A Python exception, as kbench's error: a kbench.UsageError stays a usage error, with its own message.
-[[noreturn]] inline void throw_as_kbench_error(const py::error_already_set& e, const std::string& context) {
-  const std::string message = py::cast<std::string>(py::str(e.value()));
-  if (e.matches(py::module_::import("kbench._kbench").attr("UsageError"))) throw usage_error(message);
-  const std::string type = py::cast<std::string>(e.type().attr("__name__"));
-  throw kbench::error(context + " raised " + type + ": " + message);
-}
-
 // Python objects dropped with the GIL taken: the run holds them on threads that do not hold it.
 inline void drop(py::object& held) {
   const py::gil_scoped_acquire gil;
@@ -126,6 +119,7 @@ class declared_in_python final : public python_declaration {
  private:
   [[nodiscard]] std::string side_name(std::size_t index) const {
     const side_verb verb = declaration_->sides().at(index);
+    if (verb == side_verb::oracle) return "oracle";
     return verb == side_verb::optimized ? "optimized" : verb == side_verb::reference ? "reference" : "host reference";
   }
 

@@ -3,6 +3,7 @@ onto a real kernel_case, and run by kbench's procedure. On the host: the replay'
 declaration's, kernel_case's own messages, and a run without a GPU recorded as skipped. Where a GPU and
 torch are: sides called with kbench's stream and memory, a side's exception, a host reference."""
 import pytest
+from test_declared_verbs import padded_gather
 
 import kbench
 
@@ -59,6 +60,14 @@ def test_the_replayed_kernel_case_has_the_python_declarations_lines(function, sh
 
 
 @GPU_BUILD
+def test_the_later_verbs_replay_onto_kernel_case_with_the_digest_the_cpp_declaration_pins():
+    # from_index(), leading_dimension(), scratch_bytes() (a count and a query), oracle(), the census's bounds.
+    case = kbench.declare(padded_gather, SHAPES[0], SHAPES)
+    assert case._replayed_lines == case.lines()
+    assert case.digest() == "fnv1a64:72cd87a94c8f48f1"  # tests/unit/declaration_digest_test.cpp
+
+
+@GPU_BUILD
 def test_the_replay_has_the_digest_the_cpp_declaration_pins():
     case = kbench.declare(rmsnorm, SHAPES[0], SHAPES)
     assert case.digest() == "fnv1a64:d4a2276581ab99b8"  # tests/unit/declaration_digest_test.cpp
@@ -72,6 +81,10 @@ def test_the_replay_has_the_digest_the_cpp_declaration_pins():
     (lambda c: c.allow_speedup_up_to(0.5), "allow_speedup_up_to() needs a finite factor >= 1"),
     (lambda c: c.calls_per_layer(0), "calls_per_layer() needs a finite count of calls > 0"),
     (lambda c: (c.output("y", "fp32", [4]), c.edge_values("y", False)), "edge_values(): buffer 'y' is not drawn"),
+    (lambda c: c.leading_dimension(c.input("x", "fp32", [4]), 8), "buffer 'x' has one extent: padded rows need two"),
+    (lambda c: c.leading_dimension(c.input("x", "fp32", [2, 4]), 3), "leading dimension 3 is shorter than its rows of 4"),
+    (lambda c: (c.oracle(print, 2.0), c.oracle(print, 0.5)), "sets oracle() twice"),
+    (lambda c: c.expect_registers_at_most(-1), "expect_registers_at_most() needs a count > 0"),
 ])
 def test_kernel_case_checks_what_the_mirror_leaves_out(declaration, message):
     with pytest.raises(kbench.UsageError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -160,3 +173,29 @@ def test_a_host_reference_gets_float64_tensors_on_the_host():
         c.optimized(lambda: torch.mul(x.tensor, 2.0, out=y.tensor))
     record = kbench.run_case(case, {})
     assert record.verdict == "pass", record.report()
+
+
+def test_the_later_verbs_run_a_function_of_the_index_a_padded_buffer_a_queried_scratch_and_an_oracle():
+    gpu_and_torch()
+    queried = []
+
+    def case(c):
+        x = c.input("x", "fp32", [4, 100], kbench.from_index("i / 7", lambda i: i / 7))
+        c.leading_dimension(x, 128)
+        tmp = c.scratch_bytes("tmp", lambda: queried.append(4096) or 4096)
+        y = c.output("y", "fp32", [4, 100])
+
+        def optimized():
+            assert x.tensor.stride() == (128, 1) and tmp.tensor.numel() == 4096
+            assert x.tensor[1, 0].item() == pytest.approx(100 / 7)
+            y.tensor.copy_(x.tensor)
+
+        def oracle():
+            assert x.tensor.device.type == "cpu" and x.tensor.is_contiguous()  # a host computation's packed rows
+            y.tensor.copy_(x.tensor)
+        c.reference(lambda: y.tensor.copy_(x.tensor))
+        c.optimized(optimized)
+        c.oracle(oracle)
+    record = kbench.run_case(case, {}, options=["--seed-count", "1"])
+    assert record.verdict == "pass", record.report()
+    assert queried  # the query ran when the case was opened

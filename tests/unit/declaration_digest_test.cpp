@@ -173,6 +173,32 @@ TEST_CASE("every part of a declaration moves its digest", "[digest]") {
   CHECK(digest(same_name) == digest(named));
 }
 
+// The Python module's padded_gather (tests/python/test_declared_verbs.py), as facts_of() makes it from a
+// kernel_case: a padded input, a function of the index, scratch sized on the GPU and by a count, an oracle and
+// the census's bounds. Both pin the same digest.
+TEST_CASE("a declaration of the Python module's later verbs has the Python module's digest", "[digest]") {
+  declaration_facts f = sample_facts();
+  f.name = "padded_gather";
+  f.buffers[0].layout.pitch = 1536;  // leading_dimension(x, 1536)
+  kbench::detail::buffer_facts token;
+  token.layout = {"token", kbench::buffer_role::input, kbench::dtype::i32, {37}, 37, 0, 0};
+  token.init = kbench::from_index("i mod 7", [](std::size_t i) { return i % 7; });
+  kbench::detail::buffer_facts workspace;  // scratch_bytes("workspace", query)
+  workspace.layout = {"workspace", kbench::buffer_role::scratch, kbench::dtype::u8, {1}, 1, 0, 0, true};
+  kbench::detail::buffer_facts partials;  // scratch_bytes("partials", 256)
+  partials.layout = {"partials", kbench::buffer_role::scratch, kbench::dtype::u8, {256}, 256, 0, 0};
+  f.buffers.insert(f.buffers.begin() + 1, {token, workspace, partials});
+  f.buffers.back().compared = kbench::default_tolerance(kbench::dtype::f16);
+  f.oracle = true;
+  f.oracle_ratio = 3;
+  f.census.max_registers = 64;
+  f.census.min_occupancy = 0.5;
+  const std::vector<std::string> lines = kbench::detail::declaration_lines(f);
+  CHECK(lines[3] == "buffer in x fp16 [37 x 1531] pitch 1536 device 0 init uniform(-2, 2)");
+  CHECK(lines[5] == "buffer scratch workspace uint8 [sized on the GPU] pitch 0 device 0");
+  CHECK(digest(f) == "fnv1a64:72cd87a94c8f48f1");
+}
+
 TEST_CASE("a census digest moves with the kernels, not with their times", "[digest]") {
   const kbench::census_side side = sample_side();
   const std::string before = *kbench::detail::kernels_digest(side);
