@@ -139,12 +139,18 @@ class node_replay {
   std::unique_ptr<owned_graph> alone_;
 };
 
+// The name the runtime, or the code object it was loaded from, knows the kernel of `function` by (mangled;
+// empty when neither says).
+[[nodiscard]] inline std::string symbol_of_kernel(const void* function, hipStream_t stream) {
+  std::string symbol = launchable_by_pointer(function) ? kernel_symbol(function, stream) : std::string();
+  if (const std::string* loaded = loaded_modules::instance().name_of(function); symbol.empty() && loaded) symbol = *loaded;
+  return symbol;
+}
+
 // The runtime's attributes and occupancy of the kernel of `params`.
 inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params, const hipDeviceProp_t& prop,
                             hipStream_t stream) {
-  const std::string* loaded = loaded_modules::instance().name_of(params.func);
-  k.symbol = launchable_by_pointer(params.func) ? kernel_symbol(params.func, stream) : std::string();
-  if (k.symbol.empty() && loaded) k.symbol = *loaded;
+  k.symbol = symbol_of_kernel(params.func, stream);
   k.name = demangled(k.symbol);
   k.grid[0] = params.gridDim.x, k.grid[1] = params.gridDim.y, k.grid[2] = params.gridDim.z;
   k.block[0] = params.blockDim.x, k.block[1] = params.blockDim.y, k.block[2] = params.blockDim.z;
@@ -173,17 +179,15 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
   (void)hipGetLastError();
 }
 
-// One launch of `target` on input set 0, captured from the case's stream into `graph`; empty, or why it
-// could not be.
-[[nodiscard]] inline std::string capture_launch(const case_devices& devices, case_buffers& buffers, side target,
-                                                hipGraph_t& graph) {
-  const hipStream_t stream = devices.stream();
-  buffers.prepare_outputs(target);
+// What `enqueue()` puts on `stream`, captured into `graph`, not run; empty, or why it could not be (the
+// capture is ended whatever `enqueue` throws, so that the stream is never left capturing).
+template <class Enqueue>
+[[nodiscard]] std::string capture_into(hipStream_t stream, Enqueue&& enqueue, hipGraph_t& graph) {
   KBENCH_HIP_CHECK(hipStreamBeginCapture(stream, hipStreamCaptureModeThreadLocal));
   std::string failure;
   module_launches_in_capture() = {true, 0, nullptr};  // the launches of code object kernels, counted
   try {
-    buffers.launch(target);
+    enqueue();
   } catch (const std::exception& e) {
     failure = e.what();
   }
@@ -195,6 +199,14 @@ inline void describe_kernel(census_kernel& k, const hipKernelNodeParams& params,
   }
   if (failure.empty() && graph == nullptr) failure = "no graph";
   return failure;
+}
+
+// One launch of `target` on input set 0, captured from the case's stream into `graph`; empty, or why it
+// could not be.
+[[nodiscard]] inline std::string capture_launch(const case_devices& devices, case_buffers& buffers, side target,
+                                                hipGraph_t& graph) {
+  buffers.prepare_outputs(target);
+  return capture_into(devices.stream(), [&] { buffers.launch(target); }, graph);
 }
 
 // The nodes of a captured launch in launch order, each made replayable: the kernels (described in

@@ -11,17 +11,17 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <exception>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 
-#include "../contract/code_object.hpp"
 #include "../detail/demangle.hpp"
 #include "../results/outcome.hpp"
 #include "case_buffers.hpp"
 #include "case_devices.hpp"
+#include "census_run.hpp"
 #include "owned_graph.hpp"
 #include "timed_input_sets.hpp"
 
@@ -30,30 +30,22 @@ namespace detail {
 
 // "rmsnorm_v2::kernel<__half>(...) <<<(4096,1,1), (256,1,1), 0 B>>>", of a kernel node's parameters.
 [[nodiscard]] inline std::string kernel_line(const hipKernelNodeParams& params, hipStream_t stream) {
-  std::string symbol = launchable_by_pointer(params.func) ? kernel_symbol(params.func, stream) : std::string();
-  if (const std::string* loaded = loaded_modules::instance().name_of(params.func); symbol.empty() && loaded) symbol = *loaded;
+  const std::string symbol = symbol_of_kernel(params.func, stream);
   return fmt::format("{} <<<({},{},{}), ({},{},{}), {} B>>>", symbol.empty() ? "(unnamed)" : demangled(symbol),
                      params.gridDim.x, params.gridDim.y, params.gridDim.z, params.blockDim.x, params.blockDim.y,
                      params.blockDim.z, params.sharedMemBytes);
 }
 
-// The kernels that `enqueue()` puts on the case's stream, captured, not run, in launch order (a node the
-// runtime cannot read back: "(a kernel the runtime cannot describe)"); false where it cannot be captured.
+// The kernels that `enqueue()` puts on the case's stream, captured, not run (census_run.hpp's capture), in
+// launch order (a node the runtime cannot read back: "(a kernel the runtime cannot describe)"); false where
+// it cannot be captured.
 template <class Enqueue>
 [[nodiscard]] bool captured_kernels(hipStream_t stream, Enqueue&& enqueue, std::vector<std::string>& lines) {
-  KBENCH_HIP_CHECK(hipStreamBeginCapture(stream, hipStreamCaptureModeThreadLocal));
-  bool launched = true;
-  try {
-    enqueue();
-  } catch (const std::exception&) {  // ended below, so that the stream is not left capturing
-    launched = false;
-  }
   hipGraph_t graph = nullptr;
-  const hipError_t ended = hipStreamEndCapture(stream, &graph);
-  (void)hipGetLastError();
+  const std::string failure = capture_into(stream, std::forward<Enqueue>(enqueue), graph);
   if (graph == nullptr) return false;
   const owned_graph captured(graph);
-  if (!launched || ended != hipSuccess) return false;
+  if (!failure.empty()) return false;
   for (hipGraphNode_t node : captured.in_launch_order()) {
     hipGraphNodeType type{};
     KBENCH_HIP_CHECK(hipGraphNodeGetType(node, &type));
