@@ -108,6 +108,11 @@ namespace detail {
   return std::max(std::fabs(d.a), std::fabs(d.b));
 }
 
+// "uniform(-2, 2)", "normal(0, 1)": a random distribution in words, its parameters times `scale`.
+[[nodiscard]] inline std::string random_words(const distribution& d, double scale = 1.0) {
+  return fmt::format("{}({:g}, {:g})", d.shape == distribution::kind::normal ? "normal" : "uniform", d.a * scale, d.b * scale);
+}
+
 // Where spikes go: a sign from the declared range (+1 non-negative, -1 non-positive, 0 either).
 [[nodiscard]] inline int spike_sign(const distribution& d) {
   if (d.shape == distribution::kind::uniform && d.a >= 0.0) return 1;
@@ -183,11 +188,9 @@ inline std::string edge_run::words() const {
   switch (kind) {
     case edge_kind::larger:
     case edge_kind::smaller: {
-      const distribution& d = input->init;
-      const bool normal = d.shape == distribution::kind::normal;
       const std::string factor = scale >= 1.0 ? fmt::format("{:g}x", scale) : fmt::format("2^{:g}x", std::log2(scale));
-      return fmt::format("with input '{}' at {} its declared scale ({}({:g}, {:g}))", input->name, factor,
-                         normal ? "normal" : "uniform", d.a * scale, d.b * scale);
+      return fmt::format("with input '{}' at {} its declared scale ({})", input->name, factor,
+                         detail::random_words(input->init, scale));
     }
     case edge_kind::specials:
       return "with one element in 16 of every random floating-point input +0, -0, the smallest subnormal or minus the "
@@ -196,10 +199,9 @@ inline std::string edge_run::words() const {
       return "with every random floating-point input rounded to a coarse grid (exact ties everywhere)";
     case edge_kind::spikes: {
       const int sign = detail::spike_sign(input->init);
-      const distribution& d = input->init;
-      return fmt::format("with {} elements of input '{}' set to {}{:g} (declared {}({:g}, {:g}))",
+      return fmt::format("with {} elements of input '{}' set to {}{:g} (declared {})",
                          std::min<std::size_t>(spike_count, input->size), input->name, sign > 0 ? "+" : sign < 0 ? "-" : "+-",
-                         scale, d.shape == distribution::kind::normal ? "normal" : "uniform", d.a, d.b);
+                         scale, detail::random_words(input->init));
     }
     case edge_kind::family:
       return "with every random floating-point input from another family (uniform(a, b) as a + (b - a) t^3, normal(m, s) "
