@@ -3,6 +3,7 @@ onto a real kernel_case, and run by kbench's procedure. On the host: the replay'
 declaration's, kernel_case's own messages, and a run without a GPU recorded as skipped. Where a GPU and
 torch are: sides called with kbench's stream and memory, a side's exception, a host reference."""
 import pytest
+from samples.rmsnorm_cases import rmsnorm
 from test_declared_verbs import padded_gather
 
 import kbench
@@ -10,15 +11,6 @@ import kbench
 GPU_BUILD = pytest.mark.skipif(not kbench.gpu_path_built, reason="kbench: skipped: the host-only build has no replay "
                                "onto kernel_case (KBENCH_GPU_PLATFORM nvidia or amd builds it)")
 SHAPES = [{"rows": 37, "cols": 1531}, {"rows": 16384, "cols": 8192}]
-
-
-def rmsnorm(c):
-    rows, cols = c.dim("rows"), c.dim("cols")
-    x = c.input("x", "fp16", [rows, cols], kbench.uniform(-2, 2))
-    y = c.output("y", "fp16", [rows, cols])
-    c.reference(lambda: y.tensor.copy_(x.tensor))
-    c.optimized(lambda: y.tensor.copy_(x.tensor))
-    c.bytes_moved(2.0 * 2 * rows * cols)
 
 
 def every_verb(c):
