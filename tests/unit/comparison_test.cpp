@@ -219,6 +219,14 @@ TEST_CASE("elements still holding the poison are named as never written", "[comp
   CHECK(any_reason_contains(r, "2 of 6 elements (33.33%) were never written (first at (1, 1))"));
   REQUIRE(r.first_mismatches.size() == 2);
   CHECK(r.first_mismatches[0].never_written);
+  CHECK_FALSE(any_reason_contains(r, "the kernel did not run"));
+
+  // None written, and no error reported: what a launch refused over a limit leaves when its error is lost.
+  for (float& a : actual) std::memcpy(&a, &word, 4);
+  const auto none = kbench::compare(view(actual, dtype::f32, {2, 3}), view(expected, dtype::f32, {2, 3}),
+                                    kbench::make_tolerance(tol::allclose{0.1, 0.1}));
+  CHECK(any_reason_contains(none, "6 of 6 elements (100%) were never written (first at (0, 0)): the kernel did not run"));
+  CHECK(any_reason_contains(none, "whose error the launcher did not pass on"));
 }
 
 TEST_CASE("indices are reported in the output's shape", "[comparison]") {

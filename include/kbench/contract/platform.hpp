@@ -175,6 +175,18 @@ inline hipError_t shared_memory_per_block_optin(int& bytes) {
 #endif
 }
 
+// The most dynamic shared memory a launch of the kernel of `attributes` may ask for, where the kernel itself
+// sets it: on NVIDIA 48 KiB less its static until it opts in (a launch past it fails); -1 on AMD, whose
+// kernels opt in to nothing and whose runtime fills the attribute differently from version to version.
+inline long long kernel_dynamic_shared_limit(const hipFuncAttributes& attributes) {
+#if defined(KBENCH_PLATFORM_NVIDIA)
+  return attributes.maxDynamicSharedSizeBytes;
+#else
+  (void)attributes;
+  return -1;
+#endif
+}
+
 // Packed bf16 arithmetic (two lanes per instruction) that kernels can call: NVIDIA's __nv_bfloat162 (native
 // from sm_80). On AMD none here: HIP 5's hip_bfloat16 has no packed type, and gfx9 before gfx950 computes
 // bf16 in its fp32 units (the compute peak of bf16 is then fp32's).

@@ -298,9 +298,15 @@ inline void finish_comparison(comparison& r, const tolerance& tol, const std::ve
                         "): fix the reference, or add tol::equal_nan if NaN is the expected result");
   }
   if (r.never_written > 0) {
+    // None written and no error reported: a launch that never ran, its error lost on the way (a launch over a
+    // limit that the launcher checked and dropped) or never raised.
+    const bool none = r.never_written == r.size;
     r.reasons.push_back(std::to_string(r.never_written) + " of " + std::to_string(r.size) + " elements (" +
                         detail::percent(r.never_written, r.size) + ") were never written (first at " +
-                        format_index(r.first_never_written, shape) + ")");
+                        format_index(r.first_never_written, shape) + ")" +
+                        (none ? ": the kernel did not run, or did not write this output (a launch the runtime "
+                                "refused, over a limit, whose error the launcher did not pass on, leaves this)"
+                              : ""));
   }
   if (r.nonfinite_mismatches > r.never_written) {
     r.reasons.push_back(std::to_string(r.nonfinite_mismatches) + " elements are NaN or Inf where the other side " +

@@ -7,6 +7,9 @@
 //   determinism  the optimized kernel again on the same inputs, and (checks.under_load) up to three times
 //                more while other work loads the device, which brings out races a quiet device hides: the
 //                outputs must be the same bits
+//   limits       (checks.launch_limits) each side's launch captured, not run, after its first launch (the
+//                optimized side's before the reference's outputs exist): every kernel within the limits of the
+//                device and of the kernel itself (launch_limits_check.hpp)
 //   references   the reference the same way (or the host reference in double), and whether it left any
 //                element unwritten (reference_run.hpp)
 //   can fail     (checks.tolerance_can_fail) the tolerance must reject what a broken kernel leaves
@@ -59,6 +62,7 @@
 #include "edge_check.hpp"
 #include "host_comparison.hpp"
 #include "host_computation.hpp"
+#include "launch_limits_check.hpp"
 #include "output_comparator.hpp"
 #include "reference_run.hpp"
 #include "sealed_outputs.hpp"
@@ -89,9 +93,11 @@ class correctness_run {
     const held_outputs held = buffers_.hold(side::optimized);
     append(problems, rerun_and_match(held, 0));
     if (checks.under_load) append(problems, rerun_under_load(held));
+    if (checks.launch_limits) append(problems, check_launch_limits(devices_, buffers_, side::optimized));
     std::optional<host_run> host_reference;
     if (layout_.has_device_reference()) {
       append(problems, run_device_reference(layout_, devices_, buffers_, comparator_));
+      if (checks.launch_limits) append(problems, check_launch_limits(devices_, buffers_, side::reference));
     } else {
       host_reference.emplace();
       append(problems, run_host_reference(layout_, buffers_, comparator_, host_, buffers_.first_input_set(), true,

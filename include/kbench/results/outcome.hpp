@@ -50,6 +50,7 @@ enum class finding_kind {
   edge_value,          // wrong where the reference is finite, on inputs at other magnitudes or special values
   out_of_bounds,       // wrong with a buffer against unmapped memory, at its end or at its start
   unfollowed_input,    // wrong where a few input elements (spikes) or the inputs' family changed: work left out
+  launch_over_limit,   // a kernel launched over a limit of the device or of the kernel (launch_limits.hpp)
 };
 
 struct finding {
@@ -159,6 +160,7 @@ inline void append(std::vector<finding>& to, const std::vector<finding>& found) 
     case finding_kind::edge_value: return "edge_value";
     case finding_kind::out_of_bounds: return "out_of_bounds";
     case finding_kind::unfollowed_input: return "unfollowed_input";
+    case finding_kind::launch_over_limit: return "launch_over_limit";
   }
   return "?";
 }
