@@ -18,7 +18,7 @@ source "$(dirname "$0")/common.sh"
 started=$(date +%s)
 stage "dependencies"
 # libFuzzer, sanitizer runtimes, plots, schema; the Python module and its tests (docs/python.md)
-KBENCH_EXTRA_PACKAGES="clang-14 libclang-rt-14-dev python3-matplotlib python3-jsonschema ccache python3-dev pybind11-dev python3-pytest"
+KBENCH_EXTRA_PACKAGES="clang-14 libclang-rt-14-dev python3-matplotlib python3-jsonschema ccache python3-dev pybind11-dev python3-pytest python3-pip python3-setuptools python3-wheel"
 ensure_deps
 mkdir -p "$KBENCH_BUILD"
 : > "$KBENCH_BUILD/ctest-tally"
