@@ -9,7 +9,10 @@
 #   scripts/device/python-session.sh perf      build, then the examples timed (--kbench-perf)
 #   scripts/device/python-session.sh overhead  build, then the same Triton kernel as a C++ side and as a
 #                                              Python side, cold and batch, both medians printed
-#   scripts/device/python-session.sh all       the three, in one call (default)
+#   scripts/device/python-session.sh pip       pip install of the GPU build (python/setup.py) into a virtual
+#                                              environment beside the machine's packages, then the GPU path's
+#                                              tests against the installed copy (not in `all`)
+#   scripts/device/python-session.sh all       check, perf and overhead, in one call (default)
 #   KBENCH_PYTHON3=<python>                    the python to build for (default: python3 on PATH)
 set -uo pipefail
 cd "$(dirname "$0")/../.."  # the repository's root: its paths below are relative to it
@@ -70,6 +73,19 @@ run_pytest() {
 }
 
 status=0
+if [ "$stage" = pip ]; then
+  say "pip install of the GPU build, then tests/python/test_gpu_path.py against the installed copy"
+  started=$SECONDS
+  env=$KBENCH_BUILD/pip-venv
+  rm -rf "$env" && "$python" -m venv --without-pip --system-site-packages "$env" || exit 1
+  CMAKE_ARGS="-DKBENCH_GPU_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=native -Dpybind11_DIR=$pybind11_dir" \
+    KBENCH_PYTHON_BUILD_DIR=$KBENCH_BUILD/pip-nvidia CMAKE_BUILD_PARALLEL_LEVEL=$JOBS \
+    "$env/bin/python" -m pip install --no-build-isolation --no-deps --no-index ./python > "$out/pip.log" 2>&1 ||
+    { tail -40 "$out/pip.log"; exit 1; }
+  echo "installed in $((SECONDS - started)) s: $(cd /tmp && "$env/bin/python" -c 'import kbench; print(kbench.__file__, kbench.gpu_path_built)')"
+  python=$env/bin/python run_pytest pip-tests -q tests/python/test_gpu_path.py || status=1
+  exit "$status"
+fi
 build_module
 if [ "$stage" = check ] || [ "$stage" = all ]; then
   say "tests/python: the GPU path's own tests, run for real"
