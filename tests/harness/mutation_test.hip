@@ -5,7 +5,8 @@
 //   zeros, writing the input, fp16 accumulation, writing past the end and before the start, changing an
 //   input, computing on the first call only, caching on the input pointer, a kernel tuned for one shape,
 //   a failing launch, a reference that leaves elements unwritten, a tolerance that accepts all zeros;
-//   caught by the timing: work moved to another stream, an implausible speedup; and, by the checks of the
+//   caught by the timing: work moved to another stream (left running, or waited for inside the call), an
+//   implausible speedup; and, by the checks of the
 //   timed launches, kernels that skip work, change an input, write past the output or copy the
 //   reference's output only while timed (copying it always is caught by the correctness run).
 #include <kbench/compare.hpp>
@@ -148,6 +149,14 @@ void other_stream(const __half* x, const __half* w, __half* y, std::int64_t rows
   correct(x, w, y, rows, cols, side.get());
 }
 
+// Does the work on a stream of its own and waits for it before returning: the timed stream, held behind the
+// launch gate until both sides are queued, sees nothing of it.
+void waited_stream(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t) {
+  static kbench::stream side;
+  correct(x, w, y, rows, cols, side.get());
+  KBENCH_HIP_CHECK(hipStreamSynchronize(side.get()));
+}
+
 // A reference made slow on purpose (a 2 ms spin first): the speedup it yields is implausible.
 void slowed_reference(const __half* x, const __half* w, __half* y, std::int64_t rows, std::int64_t cols, hipStream_t s) {
   static const kbench::spinner spin(s);
@@ -255,6 +264,10 @@ void hard_coded_shape_case(kbench::kernel_case& c) { declare<hard_coded_shape>(c
 void cache_by_pointer_case(kbench::kernel_case& c) { declare<cache_by_pointer>(c); }
 void other_stream_case(kbench::kernel_case& c) {
   declare<other_stream>(c);
+  c.bytes_moved(4.0 * c.dim("rows") * c.dim("cols"));
+}
+void waited_stream_case(kbench::kernel_case& c) {
+  declare<waited_stream>(c);
   c.bytes_moved(4.0 * c.dim("rows") * c.dim("cols"));
 }
 void slowed_reference_case(kbench::kernel_case& c) { declare<correct, slowed_reference>(c); }
@@ -453,6 +466,16 @@ TEST_CASE("work moved to another stream passes correctness but its timing is fla
   INFO(flags_of(batched));
   CHECK_FALSE(batched.passed());
   CHECK(flags_of(batched).find("put no work on the stream kbench gave it") != std::string::npos);
+}
+
+TEST_CASE("work waited for on another stream inside the call is flagged", "[mutation][perf]") {
+  CHECK(check(waited_stream_case, large).passed());
+  // Cold: the timed stream holds nothing but the events; the call, timed while every compute unit is busy
+  // from another stream, waits for that load.
+  const kbench::perf_outcome cold = time(waited_stream_case, large, "cold");
+  INFO(flags_of(cold));
+  CHECK_FALSE(cold.passed());
+  CHECK(flags_of(cold).find("waits for the device inside its call") != std::string::npos);
 }
 
 TEST_CASE("an implausible speedup is flagged; an honest one is not", "[mutation][perf]") {

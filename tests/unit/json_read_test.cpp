@@ -85,6 +85,9 @@ kbench::timing_result timing(double optimized, double reference, bool host) {
   t.latency = optimized;
   t.hot_latency = 0.9 * optimized;
   t.launch_wall = 9e-6;
+  t.launch_call = 3e-6;
+  t.saturated_call = 3.5e-6;
+  t.saturation = 20e-3;
   if (t.mode == kbench::timing_mode::batch) t.reference_graph_operations = t.optimized_graph_operations = 100;
   t.work.bytes = 2e8;
   t.work.flops = 4e8;

@@ -168,6 +168,42 @@ TEST_CASE("work the timed stream did not see fails the timing", "[judge]") {
     judge(t, h200());
     CHECK(has(t, finding_kind::unseen_work, "on the host's clock but 100.00 us on the timed stream"));
   }
+  SECTION("a launch's host work (a Python side's interpreter) is its own where the call was measured apart") {
+    kbench::timing_result t = clean_timing();
+    t.single_launch = 5e-6;
+    t.launch_call = 60e-6;  // the call's host work: 60 us for a 5 us kernel
+    t.launch_wall = 75e-6;
+    t.saturated_call = 62e-6;
+    t.saturation = 20e-3;
+    judge(t, h200());
+    CHECK_FALSE(has(t, finding_kind::unseen_work, ""));
+    // Not measured apart (a side timed without the launch gate, or on several devices): the whole call counts.
+    t.saturation = 0.0;
+    t.findings.clear();
+    judge(t, h200());
+    CHECK(has(t, finding_kind::unseen_work, "one launch keeps the device busy 67.00 us on the host's clock but 5.00 us"));
+  }
+  SECTION("work left running on another stream after the call returns") {
+    kbench::timing_result t = clean_timing();
+    t.launch_call = 40e-6;
+    t.launch_wall = 40e-6 + 2e-3;
+    t.saturated_call = 41e-6;
+    t.saturation = 20e-3;
+    judge(t, h200());
+    CHECK(has(t, finding_kind::unseen_work, "busy 1.992 ms after its call returns on the host's clock but 100.00 us"));
+  }
+  SECTION("a call that waits for work on another stream waits for the load") {
+    kbench::timing_result t = clean_timing();
+    t.launch_call = 900e-6;  // 0.9 ms of work on another stream, waited for in the call
+    t.launch_wall = 1000e-6;
+    t.saturated_call = 20.8e-3;
+    t.saturation = 20e-3;
+    judge(t, h200());
+    CHECK(has(t, finding_kind::unseen_work, "the launch function waits for the device inside its call: with every "
+                                            "compute unit kept busy for 20.000 ms from another stream, one call took 20.800 ms "
+                                            "(on an idle device 900.00 us)"));
+    CHECK_FALSE(has(t, finding_kind::unseen_work, "after its call returns"));
+  }
   SECTION("a graph that captured nothing, or fewer operations than launches") {
     kbench::timing_result t = clean_timing();
     t.mode = timing_mode::batch;

@@ -73,18 +73,29 @@ inline std::optional<finding> judge_batch_against_alone(const timing_measurement
                              format_duration(std::max(batched, 0.0)), format_duration(alone))};
 }
 
-// Work outside the timed region: the device still busy after the timed events, a launch that keeps the
-// device busy longer on the host's clock than on the stream, a graph that captured fewer operations than
-// launches.
+// Work outside the timed region: the device still busy after the timed events; work a launch leaves running
+// after it returns, or waits for inside its call, on another stream (procedure/unseen_work.hpp); a graph that
+// captured fewer operations than launches.
 inline std::vector<finding> judge_unseen_work(const timing_measurements& t, const judging_context& c) {
   std::vector<finding> found;
   auto add = [&found](finding_kind kind, std::string text) { found.push_back({kind, std::move(text)}); };
-  const double unseen = t.launch_wall - c.floor.empty_launch_wall - 2 * t.single_launch;
-  if (t.launch_wall > 0 && unseen > std::max(20e-6, t.single_launch)) {
+  // Where the call was measured under the load (a side timed behind the launch gate), its host work is its
+  // own: only what the device still does after it returns counts here, and a wait inside it shows below.
+  // Elsewhere the whole call counts, as the device's time.
+  const bool apart = t.saturation > 0 && t.launch_call > 0;
+  const double busy = t.launch_wall - (apart ? t.launch_call : 0.0) - c.floor.empty_launch_wall;
+  if (t.launch_wall > 0 && busy - 2 * t.single_launch > std::max(20e-6, t.single_launch)) {
     add(finding_kind::unseen_work,
-        fmt::format("one launch keeps the device busy {} on the host's clock but {} on the timed stream: work ran on "
+        fmt::format("one launch keeps the device busy {}{} on the host's clock but {} on the timed stream: work ran on "
                     "another stream or after the launch returned, outside the timed region",
-                    format_duration(t.launch_wall - c.floor.empty_launch_wall), format_duration(t.single_launch)));
+                    format_duration(busy), apart ? " after its call returns" : "", format_duration(t.single_launch)));
+  }
+  if (apart && t.saturated_call - t.launch_call > t.saturation / 2) {
+    add(finding_kind::unseen_work,
+        fmt::format("the launch function waits for the device inside its call: with every compute unit kept busy for {} "
+                    "from another stream, one call took {} (on an idle device {}); the work it waits for runs before the "
+                    "timed stream starts, outside the timed region",
+                    format_duration(t.saturation), format_duration(t.saturated_call), format_duration(t.launch_call)));
   }
   for (const char* who : {"reference", "optimized"}) {
     const long long operations = who[0] == 'o' ? t.optimized_graph_operations : t.reference_graph_operations;

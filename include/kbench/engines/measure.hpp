@@ -157,21 +157,33 @@ double host_seconds(Step&& step) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Host time from a launch on an idle device until the whole device is idle again (median of 20);
-// `prepare` runs before each, untimed.
+// What one launch takes on the host's clock, on an idle device: the launch function's call alone (its host
+// work, and any wait for the device inside it), and from the call until the whole device is idle again.
+struct launch_host_time {
+  double call = 0.0;
+  double to_idle = 0.0;
+};
+
+// The medians of 20 launches' host times (a first one not counted); `prepare` runs before each, untimed.
 template <class Prepare, class Launch>
-double launch_wall_time(Prepare&& prepare, Launch&& launch) {
-  std::vector<double> samples;
+launch_host_time launch_host_times(Prepare&& prepare, Launch&& launch) {
+  std::vector<double> calls, to_idle;
   for (int i = 0; i < 21; ++i) {
     prepare();
     KBENCH_HIP_CHECK(hipDeviceSynchronize());
     const auto before = std::chrono::steady_clock::now();
     launch();
+    const auto returned = std::chrono::steady_clock::now();
     KBENCH_HIP_CHECK(hipDeviceSynchronize());
-    if (i > 0) samples.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count());
+    if (i == 0) continue;
+    calls.push_back(std::chrono::duration<double>(returned - before).count());
+    to_idle.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count());
   }
-  std::sort(samples.begin(), samples.end());
-  return samples[samples.size() / 2];
+  auto median = [](std::vector<double>& v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  return {median(calls), median(to_idle)};
 }
 
 // The timer's own floor on this device: what each timing method reports for (next to) no work.
@@ -193,7 +205,7 @@ double launch_wall_time(Prepare&& prepare, Launch&& launch) {
   f.empty_kernel = median_of(empty, 1.0);
   const launch_graph batch(s.get(), [&](int) { empty(); }, 100);
   f.empty_kernel_batch = median_of([&] { batch.launch(s.get()); }, 100.0);
-  f.empty_launch_wall = launch_wall_time([] {}, empty);
+  f.empty_launch_wall = launch_host_times([] {}, empty).to_idle;
   return f;
 }
 

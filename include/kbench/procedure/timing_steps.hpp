@@ -24,6 +24,7 @@
 #include "case_buffers.hpp"
 #include "case_devices.hpp"
 #include "timed_samples.hpp"
+#include "unseen_work.hpp"
 
 namespace kbench {
 namespace detail {
@@ -142,7 +143,7 @@ struct timing_steps {
   std::vector<finding> audit;
   sample_statistics statistics;
   latency_figures latency;
-  double launch_wall = 0.0;
+  unseen_work_figures unseen;
   std::vector<finding> kept_in_cache;  // check_persisting_cache's
   launch_checks checks;
 };
@@ -175,7 +176,10 @@ struct timing_steps {
   m.seen_launch = steps.latency.seen_launch;
   m.latency = steps.latency.latency;
   m.hot_latency = steps.latency.hot_latency;
-  m.launch_wall = steps.launch_wall;
+  m.launch_wall = steps.unseen.launch_wall;
+  m.launch_call = steps.unseen.launch_call;
+  m.saturated_call = steps.unseen.saturated_call;
+  m.saturation = steps.unseen.saturation;
   m.reference_graph_operations = steps.setup.reference_graph_operations;
   m.optimized_graph_operations = steps.setup.optimized_graph_operations;
   m.work = declared.work;

@@ -77,6 +77,9 @@ inline void read_launches(const json& j, timing_measurements& t) {
   read_number(j, "latency", t.latency);
   read_number(j, "hot_latency", t.hot_latency);
   read_number(j, "launch_wall", t.launch_wall);
+  read_number(j, "launch_call", t.launch_call);
+  read_number(j, "saturated_call", t.saturated_call);
+  read_number(j, "saturation", t.saturation);
   read(at_key(j, "graph_operations"), "reference", t.reference_graph_operations);
   read(at_key(j, "graph_operations"), "optimized", t.optimized_graph_operations);
   const json& expected = at_key(j, "expectations");

@@ -135,6 +135,9 @@ struct timing_measurements {
   double latency = 0.0;                   // single_launch less the event-pair floor
   double hot_latency = 0.0;               // median hot launch (caches warm, behind a spin) less that floor
   double launch_wall = 0.0;               // host time of one launch on an idle device until it is idle again
+  double launch_call = 0.0;               // ...of which the launch function's call (its host work, any wait in it)
+  double saturated_call = 0.0;            // the call while every compute unit is kept busy on another stream
+  double saturation = 0.0;                // for that long (0: not measured; unseen_work.hpp says when)
   // Batch mode through a graph: operations captured for launches_per_sample launches (-1: no graph).
   long long reference_graph_operations = -1;
   long long optimized_graph_operations = -1;

@@ -1,0 +1,74 @@
+// kbench/procedure/unseen_work.hpp: what one launch of the optimized side takes on the host's clock, for the
+// judgement of work the timed stream does not see (decisions/judge.hpp's judge_unseen_work).
+//
+// The timed samples run behind the launch gate (engines/launch_gate.hpp): both sides' launches are queued
+// before the timed stream starts, so neither side's host work is timed, and neither is work that a launch
+// function runs on another stream and waits for before it returns. Two measures see what the events miss:
+//   after return   the host time from the call's return until the device is idle, against the launch's
+//                  time on the timed stream: work left running on another stream
+//   in the call    the call's host time while every compute unit is kept busy for `saturation_seconds` from
+//                  another stream, against its time on an idle device: a call that waits for the device
+//                  waits for that load, where one that only queues work (whatever its host work takes: a
+//                  Python side's interpreter, a library's heuristics) does not
+// The second is measured on one device, where the side runs behind the gate: a side that waits for the device
+// itself opens the gate by its timeout and is timed without it, its waits then inside the timed events.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "../engines/measure.hpp"
+#include "case_device_tools.hpp"
+#include "case_devices.hpp"
+
+namespace kbench {
+namespace detail {
+
+// How long the load keeps the device busy, and how many calls are timed under it (the median counts): 3 x 10
+// ms, a call that waits for the device 5 ms longer at least, far beyond any host work's jitter.
+inline constexpr double saturation_seconds = 10e-3;
+inline constexpr int saturated_calls = 3;
+
+// The host times of one launch (timing_measurements' fields of the same names): on an idle device, and the
+// call under the load (0 where not measured).
+struct unseen_work_figures {
+  double launch_wall = 0.0;
+  double launch_call = 0.0;
+  double saturated_call = 0.0;
+  double saturation = 0.0;
+};
+
+// `prepare` runs before each launch, untimed; `launch` is one launch of the side; `gated`: the side was timed
+// behind the launch gate.
+template <class Prepare, class Launch>
+[[nodiscard]] unseen_work_figures measure_unseen_work(const case_devices& devices, bool gated, Prepare&& prepare,
+                                                      Launch&& launch) {
+  unseen_work_figures t;
+  const launch_host_time idle = launch_host_times(prepare, launch);
+  t.launch_wall = idle.to_idle;
+  t.launch_call = idle.call;
+  if (!gated || devices.count() > 1) return t;
+  device_loads load(devices);
+  std::vector<double> calls;
+  for (int i = 0; i < saturated_calls; ++i) {
+    prepare();
+    KBENCH_HIP_CHECK(hipDeviceSynchronize());
+    // 8 blocks of 256 threads on each compute unit: every thread slot of gfx9's and of NVIDIA's since Volta,
+    // so that no block of another stream starts before the load ends. Its blocks are given a moment to land.
+    load.load(saturation_seconds, 8);
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    const auto before = std::chrono::steady_clock::now();
+    launch();
+    calls.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count());
+    KBENCH_HIP_CHECK(hipDeviceSynchronize());
+  }
+  std::sort(calls.begin(), calls.end());
+  t.saturated_call = calls[calls.size() / 2];
+  t.saturation = saturation_seconds;
+  return t;
+}
+
+}  // namespace detail
+}  // namespace kbench
