@@ -123,11 +123,16 @@ class loaded_modules {
 
 // The kernels of code objects this thread launched while a census captured a side (procedure/census_run.hpp
 // sets `capturing`): NVIDIA's runtime cannot read back the graph node of a kernel loaded through its library
-// API, so the census names such a node by the one launch that made it, where there is exactly one.
+// API, so the census names such a node by the one launch that made it, where there is exactly one, and
+// describes and replays it as that launch made it (its function, grid, block, shared memory and arguments).
 struct captured_module_launches {
   bool capturing = false;
   int count = 0;
   const std::string* last = nullptr;  // the name of the last launched: its code_object_kernel outlives the census
+  const void* function = nullptr;     // the last launch, as made
+  dim3 grid, block;
+  unsigned int shared_bytes = 0;
+  std::vector<std::vector<unsigned char>> arguments;  // each argument's bytes
 };
 inline captured_module_launches& module_launches_in_capture() {
   thread_local captured_module_launches launches;
@@ -192,6 +197,13 @@ class code_object_kernel {
     if (captured.capturing) {
       ++captured.count;
       captured.last = &state_->name;
+      captured.function = static_cast<const void*>(k.function);
+      captured.grid = grid, captured.block = block, captured.shared_bytes = shared_bytes;
+      captured.arguments.clear();
+      for (std::size_t i = 0; i < packed_type::count; ++i) {
+        const auto* bytes = static_cast<const unsigned char*>(packed.pointers()[i]);
+        captured.arguments.emplace_back(bytes, bytes + packed_type::layout[i].size);
+      }
     }
   }
 

@@ -11,8 +11,9 @@
 //                 event pair's own cost, as the timing's latency: each kernel alone (launched as the side
 //                 launched it), each kernel in its place (the side's earlier nodes replayed first, untimed),
 //                 the copies together (a graph of them), and the whole side (its own launch)
-// Kernels loaded from code objects (contract/code_object.hpp) are listed as the others, by their names (on
-// NVIDIA, whose runtime cannot read back their graph nodes, by the one such launch a capture made).
+// Kernels loaded from code objects (contract/code_object.hpp) are listed, described and timed as the others (on
+// NVIDIA, whose runtime cannot read back their graph nodes, from the one such launch a capture made, where
+// there is one).
 #pragma once
 
 #include <algorithm>
@@ -185,7 +186,7 @@ template <class Enqueue>
 [[nodiscard]] std::string capture_into(hipStream_t stream, Enqueue&& enqueue, hipGraph_t& graph) {
   KBENCH_HIP_CHECK(hipStreamBeginCapture(stream, hipStreamCaptureModeThreadLocal));
   std::string failure;
-  module_launches_in_capture() = {true, 0, nullptr};  // the launches of code object kernels, counted
+  module_launches_in_capture() = {true, 0, nullptr, nullptr, {}, {}, 0, {}};  // the launches of code object kernels
   try {
     enqueue();
   } catch (const std::exception& e) {
@@ -216,7 +217,30 @@ struct listed_nodes {
   std::vector<std::size_t> kernel_at;  // the position in `replays` of each listed kernel
   owned_graph copies;
   bool copies_rebuilt = true;
+  // A code object kernel's launch that the runtime could not read back, as kbench made it: its arguments'
+  // bytes, and pointers to each, which its replay launches with.
+  std::vector<std::vector<unsigned char>> module_arguments;
+  std::vector<void*> module_argument_pointers;
 };
+
+// The one kernel of a code object that a capture launched and the runtime cannot read back (NVIDIA), named,
+// described and made replayable from the launch kbench made (code_object.hpp's record of it).
+inline void describe_module_launch(census_kernel& k, node_replay& replay, listed_nodes& listed,
+                                   const captured_module_launches& launch, const hipDeviceProp_t& prop, hipStream_t stream) {
+  listed.module_arguments = launch.arguments;
+  listed.module_argument_pointers.clear();
+  for (std::vector<unsigned char>& bytes : listed.module_arguments) listed.module_argument_pointers.push_back(bytes.data());
+  hipKernelNodeParams params{};
+  params.func = const_cast<void*>(launch.function);
+  params.gridDim = launch.grid;
+  params.blockDim = launch.block;
+  params.sharedMemBytes = launch.shared_bytes;
+  params.kernelParams = listed.module_argument_pointers.empty() ? nullptr : listed.module_argument_pointers.data();
+  describe_kernel(k, params, prop, stream);
+  if (k.symbol.empty()) k.symbol = *launch.last;
+  k.name = demangled(k.symbol) + " (described by its launch: the runtime cannot read its graph node back)";
+  if (params.kernelParams != nullptr || listed.module_arguments.empty()) replay = node_replay::of_kernel(params);
+}
 
 inline void list_nodes(const owned_graph& graph, hipStream_t stream, census_side& out, listed_nodes& listed) {
   int device = 0;
@@ -269,9 +293,8 @@ inline void list_nodes(const owned_graph& graph, hipStream_t stream, census_side
   const captured_module_launches& modules = module_launches_in_capture();
   const auto same = [&](const census_kernel& k) { return k.symbol == *modules.last; };
   if (undescribed.size() == 1 && modules.count == 1 && modules.last && std::none_of(out.kernels.begin(), out.kernels.end(), same)) {
-    census_kernel& k = out.kernels[undescribed.front()];
-    k.symbol = *modules.last;
-    k.name = demangled(k.symbol) + " (named by its launch: the runtime cannot describe it)";
+    const std::size_t at = undescribed.front();
+    describe_module_launch(out.kernels[at], listed.replays[listed.kernel_at[at]], listed, modules, prop, stream);
   }
 }
 
