@@ -11,7 +11,8 @@
 //                  waits for that load, where one that only queues work (whatever its host work takes: a
 //                  Python side's interpreter, a library's heuristics) does not
 // The second is measured on one device, where the side runs behind the gate: a side that waits for the device
-// itself opens the gate by its timeout and is timed without it, its waits then inside the timed events.
+// itself opens the gate by its timeout and is timed without it, its waits then inside the timed events. The
+// load holds compute units, not copy engines: a copy waited for on another stream is not seen here.
 #pragma once
 
 #include <algorithm>
