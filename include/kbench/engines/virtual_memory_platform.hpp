@@ -208,5 +208,24 @@ inline hipError_t grant_access(void* address, std::size_t bytes, const std::vect
 #endif
 }
 
+// The allocation that holds `address`: its first address and its size (the exploit suite's plants look for
+// allocations the size of their own with it, as a tamperer would).
+inline hipError_t allocation_range(const void* address, void*& base, std::size_t& bytes) {
+#if defined(KBENCH_PLATFORM_NVIDIA)
+  static PFN_cuMemGetAddressRange_v3020 range = nullptr;
+  static const hipError_t found = driver_function("cuMemGetAddressRange", range);
+  if (found != hipSuccess) return found;
+  CUdeviceptr first = 0;
+  const hipError_t status = hipCUResultTohipError(range(&first, &bytes, device_address(const_cast<void*>(address))));
+  base = reinterpret_cast<void*>(first);
+  return status;
+#else
+  hipDeviceptr_t first = nullptr;
+  const hipError_t status = hipMemGetAddressRange(&first, &bytes, const_cast<void*>(address));
+  base = first;
+  return status;
+#endif
+}
+
 }  // namespace detail
 }  // namespace kbench
