@@ -79,7 +79,7 @@ inline std::string format_census_side(const char* title, const census_side& side
                        "side: {}\n",
                        c.profiler_launches, c.profiler_launches == 1 ? "" : "es", c.profiler_ranges);
   }
-  for (const finding& f : c.findings) out += fmt::format("  ! {}\n", f.text);
+  for (const finding& f : c.findings) out += fmt::format("  {} {}\n", f.fails() ? "!" : "note:", f.text);
   return out;
 }
 
