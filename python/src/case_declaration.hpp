@@ -27,6 +27,7 @@
 
 #include <kbench/contract/callable.hpp>
 #include <kbench/contract/declaration.hpp>
+#include <kbench/contract/declaration_rules.hpp>
 #include <kbench/contract/declaration_digest.hpp>
 #include <kbench/contract/distribution.hpp>
 #include <kbench/contract/dtype.hpp>
@@ -35,6 +36,8 @@
 #include <kbench/contract/tolerance.hpp>
 
 namespace kbench::python {
+
+namespace rules = kbench::detail::declaration_rules;
 
 // How a side runs, as the digest names it: a device launch on kbench's stream, or a host function.
 enum class side_kind { none, device, host };
@@ -107,8 +110,7 @@ class case_declaration {
   [[nodiscard]] bool flag(std::string_view dimension) {
     const std::int64_t value = shape_[dimension];
     asked_.push_back({asked_kind::flag, std::string(dimension)});
-    mirror(value != 0 && value != 1,
-           [&] { return "dimension '" + std::string(dimension) + "' is a flag: 0 or 1, not " + std::to_string(value); });
+    mirror(rules::flag(dimension, value));
     return value == 1;
   }
 
@@ -131,10 +133,7 @@ class case_declaration {
   }
   // `count` elements of scratch; 0 declares none at this shape.
   const declared_python_buffer& scratch(std::string buffer_name, dtype type, std::int64_t count) {
-    mirror(count < 0, [&] {
-      return "scratch '" + buffer_name + "' has count " + std::to_string(count) +
-             ": a count must be >= 0 (0: no scratch at this shape, a null handle)";
-    });
+    mirror(rules::scratch_count(buffer_name, count));
     if (count <= 0) {
       declared_python_buffer& b = new_buffer(std::move(buffer_name), buffer_role::scratch, type);
       b.absent = true;
@@ -165,8 +164,7 @@ class case_declaration {
   }
   void edge_values(const std::string& buffer_name, bool yes) {
     declared_python_buffer& b = buffer_named(buffer_name);
-    mirror(!b.absent && !drawn(b.layout.role),
-           [&] { return "edge_values(): buffer '" + buffer_name + "' is not drawn (not an input)"; });
+    if (!b.absent && !drawn(b.layout.role)) mirror(rules::edge_values_of_output(buffer_name));
     b.edge_values = yes;
     b.edge_values_given = yes;
   }
@@ -188,9 +186,8 @@ class case_declaration {
   void bytes_moved(double bytes) { work_.bytes = checked_work(number_verb::bytes_moved, bytes, "bytes_moved"); }
   void flops(double count, dtype arithmetic, bool matrix_units) {
     numbers_.push_back({matrix_units ? number_verb::matrix_flops : number_verb::flops, count, arithmetic});
-    mirror(arithmetic != dtype::f64 && arithmetic != dtype::f32 && arithmetic != dtype::f16 && arithmetic != dtype::bf16,
-           [&] { return "flops() counts arithmetic in f64, f32, f16 or bf16, not " + std::string(info(arithmetic).name); });
-    mirror(!std::isfinite(count) || count < 0.0, [] { return std::string("flops() must be finite and >= 0"); });
+    mirror(rules::flop_type(arithmetic));
+    mirror(rules::work(count, "flops"));
     work_.flops = count;
     work_.flop_type = arithmetic;
     work_.matrix_units = matrix_units;
@@ -206,7 +203,7 @@ class case_declaration {
   }
   void allow_speedup_up_to(double factor) {
     numbers_.push_back({number_verb::allow_speedup_up_to, factor});
-    mirror(!(factor >= 1.0) || !std::isfinite(factor), [] { return std::string("allow_speedup_up_to() needs a finite factor >= 1"); });
+    mirror(rules::speedup_limit(factor));
     expectations_.max_plausible_speedup = factor;
     expectations_.speedup_limit_declared = true;
   }
@@ -216,13 +213,12 @@ class case_declaration {
   }
   void requires_alignment(std::size_t bytes) {
     numbers_.push_back({number_verb::requires_alignment, static_cast<double>(bytes)});
-    mirror(bytes == 0 || (bytes & (bytes - 1)) != 0 || bytes > 256,
-           [] { return std::string("requires_alignment() needs a power of two up to 256"); });
+    mirror(rules::alignment(bytes));
     requires_alignment_ = bytes;
   }
   void expect_kernels(int count) {
     numbers_.push_back({number_verb::expect_kernels, static_cast<double>(count)});
-    mirror(count < 0, [] { return std::string("expect_kernels() needs a count >= 0"); });
+    mirror(rules::expected_kernels(count));
     census_.kernels = count;
   }
   void expect_registers_at_most(int registers);
@@ -239,12 +235,10 @@ class case_declaration {
   void validate() const {
     bool has_output = false;
     for (const auto& b : buffers_) has_output = has_output || (!b.absent && compared(b.layout.role));
-    if (!has_output) fail("declares no output: there is nothing to check");
-    if (reference_ == side_kind::none) fail("declares no reference: call reference() or host_reference()");
-    if (optimized_ == side_kind::none) fail("declares no optimized launch: call optimized()");
-    if (oracle_ && reference_ == side_kind::host) {
-      fail("declares an oracle and a host reference: the host reference computes in double already; keep one");
-    }
+    if (!has_output) fail(rules::no_output);
+    if (reference_ == side_kind::none) fail(rules::no_reference);
+    if (optimized_ == side_kind::none) fail(rules::no_optimized);
+    if (oracle_ && reference_ == side_kind::host) fail(rules::oracle_and_host_reference);
   }
 
   // The declaration as the digest reads it: facts_of()'s rules (procedure_impl.hpp).
@@ -264,15 +258,15 @@ class case_declaration {
   }
 
  private:
-  // A check kernel_case makes too: made here only where this build mirrors kernel_case's checks.
-  template <class Message>
-  void mirror(bool broken, Message&& message) const {
-    if (mirrors_kernel_case_checks && broken) fail(message());
+  // A rule kernel_case's verbs enforce (contract/declaration_rules.hpp; `problem` empty where it holds): failed
+  // here only where this build has no kernel_case to replay the declaration onto.
+  void mirror(const std::string& problem) const {
+    if (mirrors_kernel_case_checks && !problem.empty()) fail(problem);
   }
 
   declared_python_buffer& new_buffer(std::string buffer_name, buffer_role role, dtype type) {
     for (const declared_python_buffer& b : buffers_) {
-      mirror(b.layout.name == buffer_name, [&] { return "declares buffer '" + buffer_name + "' twice"; });
+      if (b.layout.name == buffer_name) mirror(rules::buffer_twice(buffer_name));
     }
     declared_python_buffer& b = buffers_.emplace_back();
     b.layout.name = std::move(buffer_name);
@@ -296,19 +290,19 @@ class case_declaration {
 
   // kernel_case's set_once(): each side once; a device and a host reference are one too many.
   void set_side(side_kind& side, side_kind kind, const char* what) {
-    mirror(side == kind, [&] { return std::string("sets ") + what + "() twice"; });
-    mirror(side != side_kind::none && side != kind, [] { return std::string("declares both a device and a host reference: keep one"); });
+    if (side == kind) mirror(rules::twice(what));
+    if (side != side_kind::none && side != kind) mirror(rules::both_references);
     side = kind;
   }
 
   double checked_work(number_verb verb, double value, const char* what) {
     numbers_.push_back({verb, value});
-    mirror(!std::isfinite(value) || value < 0.0, [&] { return std::string(what) + "() must be finite and >= 0"; });
+    mirror(rules::work(value, what));
     return value;
   }
   double checked_calls(number_verb verb, double count, const char* what) {
     numbers_.push_back({verb, count});
-    mirror(!std::isfinite(count) || count <= 0.0, [&] { return std::string(what) + "() needs a finite count of calls > 0"; });
+    mirror(rules::calls(count, what));
     return count;
   }
 

@@ -44,27 +44,18 @@ kbench::detail::declaration_facts case_declaration::facts() const {
   return f;
 }
 
-// A new buffer, checked: a unique name, extents > 0, addressable (declared_case::add_buffer's checks).
+// A new buffer, checked: a unique name, extents > 0, addressable (declared_case::add_buffer's rules). Where
+// this build has a kernel_case to replay onto, the replay rejects what breaks them.
 declared_python_buffer& case_declaration::add_buffer(std::string buffer_name, buffer_role role, dtype type,
                                                      const std::vector<std::int64_t>& extents) {
-  mirror(extents.empty(), [&] { return "buffer '" + buffer_name + "' has no extents"; });
-  std::size_t size = extents.empty() ? 0 : 1;
+  std::size_t size = 0;
+  const std::string problem = rules::extents(buffer_name, type, extents, size);
+  mirror(problem);
   std::vector<std::size_t> checked;
-  for (std::int64_t e : extents) {
-    mirror(e <= 0, [&] {
-      return "buffer '" + buffer_name + "' has extent " + std::to_string(e) +
-             ": every extent must be > 0 (an empty buffer tests nothing; one that some shapes do not use is "
-             "declared with input_if() or output_if())";
-    });
-    const bool addressable =
-        e > 0 && size <= std::numeric_limits<std::size_t>::max() / info(type).size / static_cast<std::size_t>(e);
-    mirror(e > 0 && !addressable, [&] { return "buffer '" + buffer_name + "' is too large to address"; });
-    size = addressable ? size * static_cast<std::size_t>(e) : 0;  // unchecked (the GPU build): the replay's to reject
-    checked.push_back(e > 0 ? static_cast<std::size_t>(e) : 0);
-  }
+  for (std::int64_t e : extents) checked.push_back(e > 0 ? static_cast<std::size_t>(e) : 0);
   declared_python_buffer& b = new_buffer(std::move(buffer_name), role, type);
   b.layout.extents = std::move(checked);
-  b.layout.size = size;
+  b.layout.size = problem.empty() ? size : 0;  // unchecked (the GPU build): the replay's to reject
   b.given_extents = extents;
   return b;
 }
@@ -81,25 +72,13 @@ declared_python_buffer& case_declaration::add_drawn(std::string buffer_name, buf
 }
 
 void case_declaration::check_drawn(const declared_python_buffer& b, const distribution& init) const {
-  const std::string type_name(info(b.layout.type).name);
-  if (init.shape == distribution::kind::uniform) {
-    const double largest = largest_finite(b.layout.type);  // a larger bound would be drawn as inf, or as fp8's NaN
-    mirror(std::fabs(init.a) > largest || std::fabs(init.b) > largest,
-           [&] { return "input '" + b.layout.name + "': " + init.describe() + " exceeds the range of " + type_name; });
-  }
-  if (init.given_values()) {
-    for (const double v : {init.a, init.shape == distribution::kind::choice ? init.b : init.a}) {
-      mirror(!holds_value(b.layout.type, v), [&] {
-        return "input '" + b.layout.name + "': " + init.describe() + " holds a value " + type_name + " cannot hold";
-      });
-    }
-  }
+  mirror(rules::drawn_values(b.layout.name, b.layout.type, init));
 }
 
 // kernel_case::scratch_bytes(name, bytes): a uint8 scratch of `bytes`. Checked in every build: a count past
 // INT64_MAX has no replay (scratch() takes an int64), and kernel_case would refuse it with this message.
 const declared_python_buffer& case_declaration::scratch_bytes(std::string buffer_name, std::uint64_t bytes) {
-  if (bytes > std::uint64_t{INT64_MAX}) fail("scratch '" + buffer_name + "' is too large");
+  if (std::string problem = rules::scratch_bytes(buffer_name, bytes); !problem.empty()) fail(problem);
   return scratch(std::move(buffer_name), dtype::u8, static_cast<std::int64_t>(bytes));
 }
 
@@ -117,39 +96,30 @@ void case_declaration::leading_dimension(const std::string& buffer_name, std::in
   declared_python_buffer& b = buffer_named(buffer_name);
   if (b.absent) return;  // no rows to pad at this shape
   b.leading_dimensions.push_back(leading_dimension);
-  const std::vector<std::size_t>& extents = b.layout.extents;
-  const bool rows = extents.size() >= 2 && extents.back() > 0;
-  mirror(!rows, [&] { return "buffer '" + buffer_name + "' has one extent: padded rows need two or more"; });
-  if (!rows) return;  // unchecked (the GPU build): the replay's to reject
-  const std::size_t row = extents.back();
-  mirror(leading_dimension < static_cast<std::int64_t>(row), [&] {
-    return "buffer '" + buffer_name + "': leading dimension " + std::to_string(leading_dimension) +
-           " is shorter than its rows of " + std::to_string(row);
-  });
-  if (leading_dimension < static_cast<std::int64_t>(row)) return;
+  const std::string problem = rules::leading_dimension(buffer_name, b.layout.type, b.layout.extents, b.layout.size, leading_dimension);
+  mirror(problem);
+  if (!problem.empty()) return;  // unchecked (the GPU build): the replay's to reject
   const auto pitch = static_cast<std::size_t>(leading_dimension);
-  const bool addressable = b.layout.size / row <= std::numeric_limits<std::size_t>::max() / info(b.layout.type).size / pitch;
-  mirror(!addressable, [&] { return "buffer '" + buffer_name + "' is too large to address with its padding"; });
-  b.layout.pitch = pitch > row ? pitch : 0;
+  b.layout.pitch = pitch > b.layout.extents.back() ? pitch : 0;
 }
 
 void case_declaration::oracle(double max_ratio) {
   sides_.push_back(side_verb::oracle);
-  mirror(oracle_, [] { return std::string("sets oracle() twice"); });
+  if (oracle_) mirror(rules::twice("oracle"));
   if (!oracle_) oracle_ratio_ = max_ratio;  // the first call's, which the replay gives kernel_case (a second fails)
   oracle_ = true;
-  mirror(!(max_ratio >= 1.0) || !std::isfinite(max_ratio), [] { return std::string("oracle() needs a finite max_ratio >= 1"); });
+  mirror(rules::oracle_ratio(max_ratio));
 }
 
 void case_declaration::expect_registers_at_most(int registers) {
   numbers_.push_back({number_verb::expect_registers_at_most, static_cast<double>(registers)});
-  mirror(registers <= 0, [] { return std::string("expect_registers_at_most() needs a count > 0"); });
+  mirror(rules::registers_at_most(registers));
   census_.max_registers = registers;
 }
 
 void case_declaration::expect_occupancy_at_least(double fraction) {
   numbers_.push_back({number_verb::expect_occupancy_at_least, fraction});
-  mirror(!(fraction > 0.0 && fraction <= 1.0), [] { return std::string("expect_occupancy_at_least() needs a fraction in (0, 1]"); });
+  mirror(rules::occupancy_at_least(fraction));
   census_.min_occupancy = fraction;
 }
 

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "buffer_handle.hpp"
+#include "declaration_rules.hpp"
 #include "declared_case.hpp"
 #include "declaration.hpp"
 #include "devices.hpp"
@@ -156,18 +157,7 @@ class kernel_case {
   // reported, in outputs and inputs alike), and only the rows are compared.
   template <class Ref>
   void leading_dimension(const Ref& buffer, std::int64_t leading_dimension) {
-    detail::buffer_slot& slot = *buffer.slot();
-    if (slot.absent) return;  // no rows to pad at this shape
-    if (slot.extents.size() < 2) fail("buffer '" + slot.name + "' has one extent: padded rows need two or more");
-    if (leading_dimension < static_cast<std::int64_t>(slot.row())) {
-      fail("buffer '" + slot.name + "': leading dimension " + std::to_string(leading_dimension) +
-           " is shorter than its rows of " + std::to_string(slot.row()));
-    }
-    const auto pitch = static_cast<std::size_t>(leading_dimension);
-    if (slot.rows() > std::numeric_limits<std::size_t>::max() / info(slot.type).size / pitch) {
-      fail("buffer '" + slot.name + "' is too large to address with its padding");
-    }
-    slot.pitch = pitch;
+    pad_rows(*buffer.slot(), leading_dimension);
   }
 
   // The reference is either a device launch (an older kernel) or a host function computing in double.
@@ -221,7 +211,7 @@ class kernel_case {
   template <class Ref, class = decltype(std::declval<const Ref&>().slot())>
   void edge_values(const Ref& buffer, bool yes) {
     detail::buffer_slot& slot = *buffer.slot();
-    if (!slot.absent && !drawn(slot.role)) fail("edge_values(): buffer '" + slot.name + "' is not drawn (not an input)");
+    if (!slot.absent && !drawn(slot.role)) fail(detail::declaration_rules::edge_values_of_output(slot.name));
     slot.edge_values = yes;
   }
 
@@ -280,16 +270,17 @@ class kernel_case {
   // A side has one launch, of one stream or of one per device.
   template <class F>
   void once_per_side(const F& other, const char* what) const {
-    if (other) fail(std::string("sets ") + what + "() twice");
+    if (other) fail(detail::declaration_rules::twice(what));
   }
 
   template <class F>
   void set_once(F& target, F value, const char* what) {
-    if (!value) fail(std::string(what) + "() was given an empty function");
-    if (target) fail(std::string("sets ") + what + "() twice");
+    if (!value) fail(detail::declaration_rules::empty_function(what));
+    if (target) fail(detail::declaration_rules::twice(what));
     target = std::move(value);
   }
 
+  void pad_rows(detail::buffer_slot& slot, std::int64_t leading_dimension);
   double checked_work(double value, const char* what) const;
   double checked_calls(double count, const char* what) const;
 

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "declaration_rules.hpp"
 #include "kernel_case.hpp"
 
 namespace kbench {
@@ -33,7 +34,7 @@ static std::unique_ptr<buffer_slot> new_slot(const declared_case& c, std::string
                                              dtype type) {
   for (const auto* list : {&c.buffers, &c.absent}) {
     for (const auto& b : *list) {
-      if (b->name == buffer_name) c.fail("declares buffer '" + buffer_name + "' twice");
+      if (b->name == buffer_name) c.fail(declaration_rules::buffer_twice(buffer_name));
     }
   }
   auto slot = std::make_unique<buffer_slot>();
@@ -46,20 +47,9 @@ static std::unique_ptr<buffer_slot> new_slot(const declared_case& c, std::string
 buffer_slot& declared_case::add_buffer(std::string buffer_name, buffer_role role, dtype type,
                                       std::initializer_list<std::int64_t> extents) {
   auto slot = new_slot(*this, buffer_name, role, type);
-  if (extents.size() == 0) fail("buffer '" + buffer_name + "' has no extents");
-  std::size_t size = 1;
-  for (std::int64_t e : extents) {
-    if (e <= 0) {
-      fail("buffer '" + buffer_name + "' has extent " + std::to_string(e) +
-           ": every extent must be > 0 (an empty buffer tests nothing; one that some shapes do not use is "
-           "declared with input_if() or output_if())");
-    }
-    if (size > std::numeric_limits<std::size_t>::max() / info(type).size / static_cast<std::size_t>(e)) {
-      fail("buffer '" + buffer_name + "' is too large to address");
-    }
-    size *= static_cast<std::size_t>(e);
-    slot->extents.push_back(static_cast<std::size_t>(e));
-  }
+  std::size_t size = 0;
+  if (std::string problem = declaration_rules::extents(buffer_name, type, extents, size); !problem.empty()) fail(problem);
+  for (std::int64_t e : extents) slot->extents.push_back(static_cast<std::size_t>(e));
   slot->size = size;
   buffers.push_back(std::move(slot));
   return *buffers.back();
@@ -68,29 +58,13 @@ buffer_slot& declared_case::add_buffer(std::string buffer_name, buffer_role role
 buffer_slot& declared_case::add_drawn(std::string buffer_name, buffer_role role, dtype type,
                                      std::initializer_list<std::int64_t> extents, const distribution& init) {
   buffer_slot& slot = add_buffer(std::move(buffer_name), role, type, extents);
-  const std::string type_name(info(slot.type).name);
-  if (init.shape == distribution::kind::uniform) {
-    const double largest = largest_finite(slot.type);  // a larger bound would be drawn as inf, or as fp8's NaN
-    if (std::fabs(init.a) > largest || std::fabs(init.b) > largest) {
-      fail("input '" + slot.name + "': " + init.describe() + " exceeds the range of " + type_name);
-    }
-  }
-  if (init.given_values()) {
-    for (const double v : {init.a, init.shape == distribution::kind::choice ? init.b : init.a}) {
-      if (!holds_value(slot.type, v)) {
-        fail("input '" + slot.name + "': " + init.describe() + " holds a value " + type_name + " cannot hold");
-      }
-    }
-  }
+  if (std::string problem = declaration_rules::drawn_values(slot.name, slot.type, init); !problem.empty()) fail(problem);
   slot.init = init;
   return slot;
 }
 
 buffer_slot& declared_case::add_scratch(std::string buffer_name, dtype type, std::int64_t count) {
-  if (count < 0) {
-    fail("scratch '" + buffer_name + "' has count " + std::to_string(count) +
-         ": a count must be >= 0 (0: no scratch at this shape, a null handle)");
-  }
+  if (std::string problem = declaration_rules::scratch_count(buffer_name, count); !problem.empty()) fail(problem);
   if (count == 0) return add_absent(std::move(buffer_name), buffer_role::scratch, type);
   return add_buffer(std::move(buffer_name), buffer_role::scratch, type, {count});
 }
@@ -148,13 +122,11 @@ std::vector<std::string> declared_case::unasked_dimensions() const {
 void declared_case::validate() const {
   bool has_output = false;
   for (const auto& b : buffers) has_output = has_output || compared(b->role);
-  if (!has_output) fail("declares no output: there is nothing to check");
-  if (!has_device_reference() && !host_reference) fail("declares no reference: call reference() or host_reference()");
-  if (has_device_reference() && host_reference) fail("declares both a device and a host reference: keep one");
-  if (!optimized && !optimized_on_each) fail("declares no optimized launch: call optimized()");
-  if (oracle && host_reference) {
-    fail("declares an oracle and a host reference: the host reference computes in double already; keep one");
-  }
+  if (!has_output) fail(declaration_rules::no_output);
+  if (!has_device_reference() && !host_reference) fail(declaration_rules::no_reference);
+  if (has_device_reference() && host_reference) fail(declaration_rules::both_references);
+  if (!optimized && !optimized_on_each) fail(declaration_rules::no_optimized);
+  if (oracle && host_reference) fail(declaration_rules::oracle_and_host_reference);
 }
 
 }  // namespace detail
@@ -174,20 +146,18 @@ double kernel_case::param(std::string_view parameter) const {
 bool kernel_case::flag(std::string_view dimension) const {
   const std::int64_t value = dim(dimension);
   declared_.flags.emplace_back(dimension);
-  if (value != 0 && value != 1) {
-    fail("dimension '" + std::string(dimension) + "' is a flag: 0 or 1, not " + std::to_string(value));
-  }
+  if (std::string problem = detail::declaration_rules::flag(dimension, value); !problem.empty()) fail(problem);
   return value == 1;
 }
 
 scratch_ref<std::uint8_t> kernel_case::scratch_bytes(std::string buffer_name, std::size_t bytes) {
-  if (bytes > std::size_t{INT64_MAX}) fail("scratch '" + buffer_name + "' is too large");
+  if (std::string problem = detail::declaration_rules::scratch_bytes(buffer_name, bytes); !problem.empty()) fail(problem);
   return scratch<std::uint8_t>(std::move(buffer_name), static_cast<std::int64_t>(bytes));
 }
 
 int kernel_case::devices(int count) {
   if (count < 1 || count > 64) fail("devices() needs a count from 1 to 64, got " + std::to_string(count));
-  if (declared_.devices != 0) fail("sets devices() twice");
+  if (declared_.devices != 0) fail(detail::declaration_rules::twice("devices"));
   declared_.devices = count;
   return count;
 }
@@ -217,15 +187,13 @@ void kernel_case::optimized(device_launch_function launch) {
 }
 
 void kernel_case::allow_speedup_up_to(double factor) {
-  if (!(factor >= 1.0) || !std::isfinite(factor)) fail("allow_speedup_up_to() needs a finite factor >= 1");
+  if (std::string problem = detail::declaration_rules::speedup_limit(factor); !problem.empty()) fail(problem);
   declared_.expectations.max_plausible_speedup = factor;
   declared_.expectations.speedup_limit_declared = true;
 }
 
 void kernel_case::flops(double count, dtype arithmetic) {
-  if (arithmetic != dtype::f64 && arithmetic != dtype::f32 && arithmetic != dtype::f16 && arithmetic != dtype::bf16) {
-    fail("flops() counts arithmetic in f64, f32, f16 or bf16, not " + std::string(info(arithmetic).name));
-  }
+  if (std::string problem = detail::declaration_rules::flop_type(arithmetic); !problem.empty()) fail(problem);
   declared_.work.flops = checked_work(count, "flops");
   declared_.work.flop_type = arithmetic;
   declared_.work.matrix_units = false;
@@ -246,27 +214,27 @@ void kernel_case::calls_per_token(double count) {
 
 void kernel_case::oracle(host_function compute, double max_ratio) {
   set_once(declared_.oracle, std::move(compute), "oracle");
-  if (!(max_ratio >= 1.0) || !std::isfinite(max_ratio)) fail("oracle() needs a finite max_ratio >= 1");
+  if (std::string problem = detail::declaration_rules::oracle_ratio(max_ratio); !problem.empty()) fail(problem);
   declared_.oracle_ratio = max_ratio;
 }
 
 void kernel_case::requires_alignment(std::size_t bytes) {
-  if (bytes == 0 || (bytes & (bytes - 1)) != 0 || bytes > 256) fail("requires_alignment() needs a power of two up to 256");
+  if (std::string problem = detail::declaration_rules::alignment(bytes); !problem.empty()) fail(problem);
   declared_.requires_alignment = bytes;
 }
 
 void kernel_case::expect_kernels(int count) {
-  if (count < 0) fail("expect_kernels() needs a count >= 0");
+  if (std::string problem = detail::declaration_rules::expected_kernels(count); !problem.empty()) fail(problem);
   declared_.census.kernels = count;
 }
 
 void kernel_case::expect_registers_at_most(int registers) {
-  if (registers <= 0) fail("expect_registers_at_most() needs a count > 0");
+  if (std::string problem = detail::declaration_rules::registers_at_most(registers); !problem.empty()) fail(problem);
   declared_.census.max_registers = registers;
 }
 
 void kernel_case::expect_occupancy_at_least(double fraction) {
-  if (!(fraction > 0.0 && fraction <= 1.0)) fail("expect_occupancy_at_least() needs a fraction in (0, 1]");
+  if (std::string problem = detail::declaration_rules::occupancy_at_least(fraction); !problem.empty()) fail(problem);
   declared_.census.min_occupancy = fraction;
 }
 
@@ -278,13 +246,21 @@ resource_bound& kernel_case::expect_resources(std::string kernels, std::string t
   return *declared_.resource_bounds.emplace_back(std::make_unique<resource_bound>(std::move(b)));
 }
 
+void kernel_case::pad_rows(detail::buffer_slot& slot, std::int64_t leading_dimension) {
+  if (slot.absent) return;  // no rows to pad at this shape
+  const std::string problem = detail::declaration_rules::leading_dimension(slot.name, slot.type, slot.extents, slot.size,
+                                                                           leading_dimension);
+  if (!problem.empty()) fail(problem);
+  slot.pitch = static_cast<std::size_t>(leading_dimension);
+}
+
 double kernel_case::checked_work(double value, const char* what) const {
-  if (!std::isfinite(value) || value < 0.0) fail(std::string(what) + "() must be finite and >= 0");
+  if (std::string problem = detail::declaration_rules::work(value, what); !problem.empty()) fail(problem);
   return value;
 }
 
 double kernel_case::checked_calls(double count, const char* what) const {
-  if (!std::isfinite(count) || count <= 0.0) fail(std::string(what) + "() needs a finite count of calls > 0");
+  if (std::string problem = detail::declaration_rules::calls(count, what); !problem.empty()) fail(problem);
   return count;
 }
 
