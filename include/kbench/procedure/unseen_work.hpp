@@ -52,14 +52,20 @@ template <class Prepare, class Launch>
   t.launch_call = idle.call;
   if (!gated || devices.count() > 1) return t;
   device_loads load(devices);
+  // As many blocks of 256 spinning threads on each compute unit as fit there (8 on gfx9 and on NVIDIA since
+  // Volta: every thread slot), so that no block of another stream starts before the load ends.
+  int fit = 0;
+  if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&fit, reinterpret_cast<const void*>(spin_kernel<0>), 256, 0) != hipSuccess ||
+      fit < 1) {
+    (void)hipGetLastError();
+    fit = 8;
+  }
   std::vector<double> calls;
   for (int i = 0; i < saturated_calls; ++i) {
     prepare();
     KBENCH_HIP_CHECK(hipDeviceSynchronize());
-    // 8 blocks of 256 threads on each compute unit: every thread slot of gfx9's and of NVIDIA's since Volta,
-    // so that no block of another stream starts before the load ends. Its blocks are given a moment to land.
-    load.load(saturation_seconds, 8);
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    load.load(saturation_seconds, fit);
+    std::this_thread::sleep_for(std::chrono::microseconds(200));  // for its blocks to land
     const auto before = std::chrono::steady_clock::now();
     launch();
     calls.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count());
