@@ -383,11 +383,12 @@ function(_kbench_generate path role text)
 endfunction()
 
 # The runner and main() of kbench programs: compiled once per project, in parts that build in parallel.
-#   kbench_procedure  the procedure (memory, correctness and timing runs), GPU code in nine translation
-#                     units: the procedure itself; its correctness run, its timing run and its census; the host
-#                     comparison engine; the device's probe and ceilings; and its device work for every element type (the comparison of
+#   kbench_procedure  the procedure (memory, correctness and timing runs), GPU code in eight translation
+#                     units: the procedure itself; its correctness run, its timing run and its census; the
+#                     device's probe and ceilings; and its device work for every element type (the comparison of
 #                     floating-point types, of integers; drawing inputs and the tolerance probe's perturbation:
-#                     procedure/device_work.hpp)
+#                     procedure/device_work.hpp); and the host comparison engine, plain C++ for the host
+#                     compiler (no GPU code in it: the GPU compiler's front ends cost it 2 s more on NVIDIA)
 #   kbench_main       main(), the Catch2 and Google Benchmark adapters, the reports, the options and the
 #                     JSON file: plain C++ through the host compiler, one translation unit each
 function(_kbench_main_target out_var)
@@ -403,7 +404,7 @@ function(_kbench_main_target out_var)
                      "#include <kbench/procedure/timing_definitions.hpp>")
     _kbench_generate("${_dir}/kbench_census_run.hip" "the census of a case"
                      "#include <kbench/procedure/census_definitions.hpp>")
-    _kbench_generate("${_dir}/kbench_host_comparison.hip" "the host comparison engine, for every element type"
+    _kbench_generate("${_dir}/kbench_host_comparison.cpp" "the host comparison engine, for every element type"
                      "#include <kbench/procedure/host_comparison_definitions.hpp>")
     _kbench_generate("${_dir}/kbench_device_ceilings.hip" "the device probed and its ceilings measured"
                      "#include <kbench/procedure/device_ceilings_definitions.hpp>")
@@ -423,15 +424,15 @@ function(_kbench_main_target out_var)
     _kbench_generate("${_dir}/kbench_perf_mode.cpp" "`<program> perf`, the Google Benchmark adapter"
                      "#include <kbench/program/benchmark_adapter.hpp>")
     set(_gpu_sources "${_dir}/kbench_procedure_definitions.hip" "${_dir}/kbench_correctness_run.hip"
-                     "${_dir}/kbench_timing_run.hip" "${_dir}/kbench_census_run.hip" "${_dir}/kbench_host_comparison.hip"
-                     "${_dir}/kbench_device_ceilings.hip"
+                     "${_dir}/kbench_timing_run.hip" "${_dir}/kbench_census_run.hip" "${_dir}/kbench_device_ceilings.hip"
                      "${_dir}/kbench_device_compare_floating.hip"
                      "${_dir}/kbench_device_compare_integers.hip" "${_dir}/kbench_device_draw_perturb.hip")
     set(_host_sources "${_dir}/kbench_program_main.cpp" "${_dir}/kbench_correctness_mode.cpp"
                       "${_dir}/kbench_perf_mode.cpp")
 
-    add_library(kbench_procedure STATIC ${_gpu_sources})
+    add_library(kbench_procedure STATIC ${_gpu_sources} "${_dir}/kbench_host_comparison.cpp")
     kbench_gpu_sources(${_gpu_sources})
+    kbench_host_sources("${_dir}/kbench_host_comparison.cpp")
     target_link_libraries(kbench_procedure PUBLIC kbench::kbench)
 
     add_library(kbench_main STATIC ${_host_sources})
