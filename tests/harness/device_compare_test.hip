@@ -181,6 +181,7 @@ TEST_CASE("sealed memory: no value in sight while sealed, every value back after
   auto read = [&] { return memory.to_host(); };
   {
     kbench::detail::sealed_memory sealed(memory.data(), 2002, nullptr);
+    sealed.seal();  // queued on the null stream, which the reads below wait for
     const std::vector<std::uint16_t> hidden = read();
     std::size_t same = 0;
     for (std::size_t i = 0; i < values.size(); ++i) same += hidden[i] == values[i];
@@ -190,12 +191,14 @@ TEST_CASE("sealed memory: no value in sight while sealed, every value back after
   }
   {
     kbench::detail::sealed_memory sealed(memory.data(), 2002, nullptr);
+    sealed.seal();
     const std::uint16_t nan = 0x7E00;
     KBENCH_HIP_CHECK(hipMemcpy(memory.data() + 500, &nan, 2, hipMemcpyHostToDevice));  // what a tamperer writes
     CHECK_FALSE(sealed.unseal());
   }
   {
-    const kbench::detail::sealed_memory sealed(memory.data(), 2002, nullptr);
+    kbench::detail::sealed_memory sealed(memory.data(), 2002, nullptr);
+    sealed.seal();
   }  // unsealed as it goes
   std::vector<std::uint16_t> after = read();
   after[500] = values[500];

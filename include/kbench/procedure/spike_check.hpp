@@ -32,10 +32,11 @@ namespace detail {
 
 // The reference's outputs as declared, kept while spike runs replace them: on the device for a device
 // reference, on the host for a host one.
-class declared_reference {
+class declared_reference final : public declared_outputs {
  public:
-  declared_reference(const case_layout& layout, case_buffers& buffers, output_comparator& comparator)
-      : layout_(layout), buffers_(buffers), comparator_(comparator) {
+  declared_reference(const case_layout& layout, const case_devices& devices, case_buffers& buffers,
+                     output_comparator& comparator)
+      : layout_(layout), devices_(devices), buffers_(buffers), comparator_(comparator) {
     if (layout.has_device_reference()) {
       held_.emplace(buffers.hold(side::reference));
       return;
@@ -63,6 +64,14 @@ class declared_reference {
     if (held_) comparator_.reference_ran();
   }
 
+  // Output k as declared, on the host.
+  [[nodiscard]] host_array on_host(std::size_t k) const override {
+    if (!held_) return host_[k];
+    const buffer_slot& slot = layout_.output_slot(k);
+    const current_device here = devices_.on(slot);
+    return read_values(held_->at(k).data(), slot);
+  }
+
   // Whether the reference's outputs now differ from the declared ones by more than the tolerance, in any
   // output: the run's change to the inputs reached them.
   [[nodiscard]] bool moved() {
@@ -84,6 +93,7 @@ class declared_reference {
 
  private:
   const case_layout& layout_;
+  const case_devices& devices_;
   case_buffers& buffers_;
   output_comparator& comparator_;
   std::optional<held_outputs> held_;
@@ -105,12 +115,13 @@ struct spike_check_result {
   spike_check_result result;
   const std::vector<edge_run> runs = spike_runs(drawn_slots(layout), layout.declaration().edge_values, buffers.seed());
   if (runs.empty()) return result;
-  declared_reference declared(layout, buffers, comparator);
+  declared_reference declared(layout, devices, buffers, comparator);
   const buffer_slot* settled = nullptr;  // the input whose spikes moved the reference
   for (std::size_t r = 0; r < runs.size(); ++r) {
     const edge_run& run = runs[r];
     if (run.kind == edge_kind::spikes && run.input == settled) continue;
-    const std::vector<finding> found = run_at_edge(layout, devices, buffers, comparator, host, run, declared_rms);
+    const std::vector<finding> found = run_at_edge(layout, devices, buffers, comparator, host, run, declared_rms,
+                                                   run.kind == edge_kind::spikes ? &declared : nullptr);
     append(result.found, found);
     ++result.runs;
     if (any_failing(found)) break;

@@ -261,8 +261,8 @@ class timing_run {
     std::vector<double> fresh, seen;
     auto single = [&](std::vector<double>& into) {
       sets_->prepare_outputs(side::optimized, 1);
-      flushes_.before_timed(&cold);
-      into.push_back(optimized_events_.time(stream(), [&] { sets_->launch(side::optimized, 0); }));
+      into.push_back(gated_event_time(gated_ ? &gate_ : nullptr, stream(), optimized_events_, [&] { flushes_.before_timed(&cold); },
+                                      [&] { sets_->launch(side::optimized, 0); }));
       append(l.found, checks_->after_single(*sets_, into.back(),
                                             &into == &fresh ? "a latency launch" : "a seen-inputs launch"));
     };
@@ -278,9 +278,13 @@ class timing_run {
     for (int i = 0; i < seen_pairs; ++i) {
       sets_->redraw(static_cast<std::uint64_t>(++draws_));
       sets_->prepare_outputs(side::optimized, 1);
-      flushes_.before_timed(nullptr);
-      spin_.enqueue(stream(), 20e-6);
-      hot.push_back(optimized_events_.time(stream(), [&] { sets_->launch(side::optimized, 0); }));
+      hot.push_back(gated_event_time(
+          gated_ ? &gate_ : nullptr, stream(), optimized_events_,
+          [&] {
+            flushes_.before_timed(nullptr);
+            spin_.enqueue(stream(), 20e-6);
+          },
+          [&] { sets_->launch(side::optimized, 0); }));
       append(l.found, checks_->after_single(*sets_, hot.back(), "a hot latency launch"));
       sets_->fingerprint_after_launches();
     }

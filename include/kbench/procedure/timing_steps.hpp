@@ -18,7 +18,9 @@
 #include "../contract/declared_case.hpp"
 #include "../decisions/run_options.hpp"
 #include "../decisions/timing_plan.hpp"
+#include "../engines/launch_gate.hpp"
 #include "../engines/measure.hpp"
+#include "../engines/timing.hpp"
 #include "../results/results.hpp"
 #include "../results/statistics.hpp"
 #include "case_buffers.hpp"
@@ -147,6 +149,20 @@ struct timing_steps {
   std::vector<finding> kept_in_cache;  // check_persisting_cache's
   launch_checks checks;
 };
+
+// One launch between `events`, behind what `before` enqueues (a flush, a spin), queued behind `gate` where
+// given, as the samples are: the launch function's host work (a Python side's interpreter) is not timed.
+template <class Before, class Launch>
+double gated_event_time(launch_gate* gate, hipStream_t stream, event_pair& events, Before&& before, Launch&& launch) {
+  {
+    std::optional<launch_gate::held> held;
+    if (gate) held.emplace(*gate, stream);
+    before();
+    events.record_around(stream, std::forward<Launch>(launch));
+  }
+  events.wait();
+  return events.seconds();
+}
 
 // The measurements of a timing run, put together once from what its steps returned; `declared`: the case's
 // declaration, whose work and expectations the judgement reads beside them.
