@@ -259,10 +259,11 @@ class timing_run {
     latency_figures l;
     const cache_flush cold(flush(), std::max(gpu_.multiprocessors, 1));
     std::vector<double> fresh, seen;
+    launch_gate* const gate = gated_ ? &gate_ : nullptr;  // queued as the samples are: host work untimed
+    auto launch = [&] { sets_->launch(side::optimized, 0); };
     auto single = [&](std::vector<double>& into) {
       sets_->prepare_outputs(side::optimized, 1);
-      into.push_back(gated_event_time(gated_ ? &gate_ : nullptr, stream(), optimized_events_, [&] { flushes_.before_timed(&cold); },
-                                      [&] { sets_->launch(side::optimized, 0); }));
+      into.push_back(gated_event_time(gate, stream(), optimized_events_, [&] { flushes_.before_timed(&cold); }, launch));
       append(l.found, checks_->after_single(*sets_, into.back(),
                                             &into == &fresh ? "a latency launch" : "a seen-inputs launch"));
     };
@@ -278,13 +279,8 @@ class timing_run {
     for (int i = 0; i < seen_pairs; ++i) {
       sets_->redraw(static_cast<std::uint64_t>(++draws_));
       sets_->prepare_outputs(side::optimized, 1);
-      hot.push_back(gated_event_time(
-          gated_ ? &gate_ : nullptr, stream(), optimized_events_,
-          [&] {
-            flushes_.before_timed(nullptr);
-            spin_.enqueue(stream(), 20e-6);
-          },
-          [&] { sets_->launch(side::optimized, 0); }));
+      flushes_.before_timed(nullptr);
+      hot.push_back(gated_event_time(gate, stream(), optimized_events_, [&] { spin_.enqueue(stream(), 20e-6); }, launch));
       append(l.found, checks_->after_single(*sets_, hot.back(), "a hot latency launch"));
       sets_->fingerprint_after_launches();
     }
