@@ -449,8 +449,7 @@ TEST_CASE("a kernel tuned for one shape is caught at another", "[mutation]") {
 TEST_CASE("a result cached on the input pointer is caught when the input changes", "[mutation]") {
   // The first run computes; the first seed's runs at the edges draw other values into the same buffers (x
   // 128 times larger gives the same rmsnorm, so the stale result passes there; 2^-10 times, eps shows).
-  require_caught(cache_by_pointer_case, odd, "with input 'x' at 2^-10x its declared scale (uniform(-0.00195312, 0.00195312)), "
-                                             "output 'y' disagrees with the reference");
+  require_caught(cache_by_pointer_case, odd, "output 'y' disagrees with the reference");  // spikes first, or the edges
   require_caught(cache_by_pointer_case, odd, "mismatch, 0 allowed");  // a new case, its buffers where the last ones were
 }
 
@@ -475,7 +474,9 @@ TEST_CASE("work waited for on another stream inside the call is flagged", "[muta
   const kbench::perf_outcome cold = time(waited_stream_case, large, "cold");
   INFO(flags_of(cold));
   CHECK_FALSE(cold.passed());
-  CHECK(flags_of(cold).find("waits for the device inside its call") != std::string::npos);
+  // On the H200 (0c1985c) the side was timed without the gate, so the whole-call rule flagged it; either
+  // rule names the work as unseen.
+  CHECK(flags_of(cold).find("[unseen_work]") != std::string::npos);
 }
 
 TEST_CASE("an implausible speedup is flagged; an honest one is not", "[mutation][perf]") {
