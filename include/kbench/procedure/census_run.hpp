@@ -186,7 +186,8 @@ template <class Enqueue>
 [[nodiscard]] std::string capture_into(hipStream_t stream, Enqueue&& enqueue, hipGraph_t& graph) {
   KBENCH_HIP_CHECK(hipStreamBeginCapture(stream, hipStreamCaptureModeThreadLocal));
   std::string failure;
-  module_launches_in_capture() = {true, 0, nullptr, nullptr, {}, {}, 0, {}};  // the launches of code object kernels
+  module_launches_in_capture() = captured_module_launches{};  // the launches of code object kernels, kept
+  module_launches_in_capture().capturing = true;
   try {
     enqueue();
   } catch (const std::exception& e) {
@@ -239,7 +240,7 @@ inline void describe_module_launch(census_kernel& k, node_replay& replay, listed
   describe_kernel(k, params, prop, stream);
   if (k.symbol.empty()) k.symbol = *launch.last;
   k.name = demangled(k.symbol) + " (described by its launch: the runtime cannot read its graph node back)";
-  if (params.kernelParams != nullptr || listed.module_arguments.empty()) replay = node_replay::of_kernel(params);
+  replay = node_replay::of_kernel(params);
 }
 
 inline void list_nodes(const owned_graph& graph, hipStream_t stream, census_side& out, listed_nodes& listed) {

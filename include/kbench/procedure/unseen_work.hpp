@@ -15,12 +15,12 @@
 // load holds compute units, not copy engines: a copy waited for on another stream is not seen here.
 #pragma once
 
-#include <algorithm>
 #include <chrono>
 #include <thread>
 #include <vector>
 
 #include "../engines/measure.hpp"
+#include "../results/statistics.hpp"
 #include "case_device_tools.hpp"
 #include "case_devices.hpp"
 
@@ -71,8 +71,7 @@ template <class Prepare, class Launch>
     calls.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count());
     KBENCH_HIP_CHECK(hipDeviceSynchronize());
   }
-  std::sort(calls.begin(), calls.end());
-  t.saturated_call = calls[calls.size() / 2];
+  t.saturated_call = summarize(calls).median;
   t.saturation = saturation_seconds;
   return t;
 }
