@@ -40,12 +40,16 @@ __global__ void canary_kernel(unsigned long long* counters, unsigned long long c
 
 // Device memory to seal (`bytes` from `data`, on the current device, its work on `stream`): whole words, so
 // a span that ends inside a word takes the whole word, which reaches into the guard after an output;
-// sealing and unsealing put its bytes back. Made (which allocates) apart from seal() (which only queues
-// work on the stream); once sealed, unsealed by unseal() or by the destructor.
+// sealing and unsealing put its bytes back. Made apart from seal() (which only queues work on the stream);
+// once sealed, unsealed by unseal() or by the destructor. Its two fingerprint counters are device words the
+// caller keeps for it (a timed sample seals anew each time: an allocation, and the free that waits for the
+// whole device, would come between every two samples), or its own.
 class sealed_memory {
  public:
+  sealed_memory(void* data, std::size_t bytes, hipStream_t stream, unsigned long long* counters)
+      : data_(data), words_((bytes + 3) / 4), stream_(stream), counters_(counters) {}
   sealed_memory(void* data, std::size_t bytes, hipStream_t stream)
-      : data_(data), words_((bytes + 3) / 4), stream_(stream), counters_(2) {}
+      : data_(data), words_((bytes + 3) / 4), stream_(stream), own_counters_(2), counters_(own_counters_.data()) {}
   sealed_memory(const sealed_memory&) = delete;
   sealed_memory& operator=(const sealed_memory&) = delete;
   ~sealed_memory() {
@@ -61,10 +65,10 @@ class sealed_memory {
     std::random_device entropy;
     key_ = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
     const std::uint64_t canary = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
-    hipLaunchKernelGGL(canary_kernel<>, dim3(1), dim3(1), 0, stream_, counters_.data(), static_cast<unsigned long long>(canary));
+    hipLaunchKernelGGL(canary_kernel<>, dim3(1), dim3(1), 0, stream_, counters_, static_cast<unsigned long long>(canary));
     KBENCH_HIP_CHECK_LAUNCH();
     xor_key_stream();
-    add_fingerprint(data_, words_ * 4, counters_.data(), stream_);
+    add_fingerprint(data_, words_ * 4, counters_, stream_);
     sealed_ = true;
   }
 
@@ -72,10 +76,10 @@ class sealed_memory {
   // device waited for), on the device the memory is on; waits for the stream.
   [[nodiscard]] bool unseal() {
     sealed_ = false;
-    add_fingerprint(data_, words_ * 4, counters_.data() + 1, stream_);
+    add_fingerprint(data_, words_ * 4, counters_ + 1, stream_);
     xor_key_stream();
     unsigned long long sums[2] = {0, 0};
-    KBENCH_HIP_CHECK(hipMemcpyAsync(sums, counters_.data(), sizeof sums, hipMemcpyDeviceToHost, stream_));
+    KBENCH_HIP_CHECK(hipMemcpyAsync(sums, counters_, sizeof sums, hipMemcpyDeviceToHost, stream_));
     KBENCH_HIP_CHECK(hipStreamSynchronize(stream_));
     return sums[0] == sums[1];
   }
@@ -91,7 +95,8 @@ class sealed_memory {
   void* data_;
   std::size_t words_;
   hipStream_t stream_;
-  device_buffer<unsigned long long> counters_;  // the fingerprints of the sealed words, at sealing and unsealing
+  device_buffer<unsigned long long> own_counters_;  // when the caller keeps none
+  unsigned long long* counters_;  // the fingerprints of the sealed words, at sealing and unsealing
   std::uint64_t key_ = 0;
   bool sealed_ = false;
 };

@@ -5,7 +5,8 @@
 // timed sample, every copy its launches wrote) and the optimized side's first outputs held to match later
 // runs bit for bit (its own output buffers are poisoned instead). A copy of them gives the key stream, not
 // the values; a write into them is an error that says so. The first launch on new inputs needs none of
-// this: the reference's outputs of them do not exist yet.
+// this: the reference's outputs of them do not exist yet. One object can seal again once unsealed (a timing
+// run's samples): the fingerprint counters it allocated stay for the next seals.
 #pragma once
 
 #include <cstddef>
@@ -83,7 +84,14 @@ class sealed_outputs {
   void prepare(std::size_t k, std::string what, void* data, std::size_t bytes) {
     const buffer_slot& slot = layout_.output_slot(k);
     const current_device here = devices_.on(slot);
-    seals_.push_back({k, std::move(what), std::make_unique<sealed_memory>(data, bytes, devices_.stream_of(slot))});
+    unsigned long long* counters = counters_for(seals_.size(), slot.device_index);
+    seals_.push_back({k, std::move(what), std::make_unique<sealed_memory>(data, bytes, devices_.stream_of(slot), counters)});
+  }
+  // Two device words on (logical) `device` for the n-th seal: kept from an earlier seal there, or made.
+  unsigned long long* counters_for(std::size_t n, int device) {
+    if (counters_.size() <= n) counters_.resize(n + 1);
+    if (!counters_[n].words.data() || counters_[n].device != device) counters_[n] = {device, device_buffer<unsigned long long>(2)};
+    return counters_[n].words.data();
   }
   void seal(std::size_t k, std::string what, void* data, std::size_t bytes) {
     prepare(k, std::move(what), data, bytes);
@@ -91,9 +99,15 @@ class sealed_outputs {
     seals_.back().seal->seal();
   }
 
+  struct counter_words {
+    int device = -1;
+    device_buffer<unsigned long long> words;
+  };
+
   const case_layout& layout_;
   const case_devices& devices_;
   std::vector<seal_of_output> seals_;
+  std::vector<counter_words> counters_;  // by seal, kept between seals
 };
 
 }  // namespace detail

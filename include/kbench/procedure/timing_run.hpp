@@ -76,7 +76,7 @@ class timing_run {
              const device_ceilings& ceilings)
       : layout_(layout), devices_(devices), buffers_(buffers), launcher_(launcher), comparator_(comparator),
         host_(host), options_(options), gpu_(g), ceilings_(ceilings), spin_(devices.stream()), gate_(spin_.cycles_per_second()), with_reference_(layout.has_device_reference()),
-        samples_(devices.stream(), g, options, with_reference_), flushes_(devices) {}
+        samples_(devices.stream(), g, options, with_reference_), flushes_(devices), sealed_(layout, devices) {}
 
   [[nodiscard]] timing_measurements run() {
     timing_steps steps;
@@ -181,21 +181,20 @@ class timing_run {
   double sample(sampled_run& sampled) {
     ++draws_;
     const bool optimized_first = checks_->optimized_first() || !with_reference_;
-    sealed_outputs sealed(layout_, devices_);
-    if (!optimized_first) sealed.prepare_timed(*sets_, side::reference);
+    if (!optimized_first) sealed_.prepare_timed(*sets_, side::reference);
     {
       std::optional<launch_gate::held> held;
       if (gated_) held.emplace(gate_, stream());
       if (optimized_first) time_side(side::optimized, optimized_events_, true, !with_reference_);
       if (with_reference_) time_side(side::reference, reference_events_, !optimized_first, optimized_first);
       if (!optimized_first) {
-        sealed.seal_prepared();
+        sealed_.seal_prepared();
         time_side(side::optimized, optimized_events_, false, true);
       }
     }
     optimized_events_.wait();
     if (with_reference_) reference_events_.wait();
-    sealed.unseal("in a timed sample after the reference's launches");
+    sealed_.unseal("in a timed sample after the reference's launches");
     sampled.idle_waits.push_back(device_idle_wait());
     sets_->fingerprint_after_launches();  // the last side's, once the device is idle (the wait times it alone)
     const double reference = with_reference_ ? reference_events_.seconds() : 0.0;
@@ -310,6 +309,7 @@ class timing_run {
   timed_samples samples_;
   device_flushes flushes_;
   std::optional<timed_input_sets> sets_;
+  sealed_outputs sealed_;  // each sample's seals (after sets_: unsealed before its memory goes)
   std::optional<timed_checks> checks_;
   mode_plan mode_;
   int per_sample_ = 1;
