@@ -80,10 +80,10 @@ int main() {
   hipStream_t s = nullptr;
   if (hipMalloc(&flag, sizeof(int)) != hipSuccess || hipStreamCreateWithFlags(&s, hipStreamNonBlocking) != hipSuccess) return 1;
   const over_limit cases[] = {
-      {"within every limit", dim3(1), dim3(256), 0},
-      {"threads per block: twice the device's", dim3(1), dim3(2 * prop.maxThreadsPerBlock), 0},
-      {"block z: 128 (the device allows 64)", dim3(1), dim3(1, 1, 128), 0},
-      {"grid y: one more than the device's", dim3(1, prop.maxGridSize[1] + 1u), dim3(32), 0},
+      {"within every limit", dim3(1), dim3(256), sizeof(int)},  // the flag goes through shared memory: at least an int of it
+      {"threads per block: twice the device's", dim3(1), dim3(2 * prop.maxThreadsPerBlock), sizeof(int)},
+      {"block z: 128 (the device allows 64)", dim3(1), dim3(1, 1, 128), sizeof(int)},
+      {"grid y: one more than the device's", dim3(1, prop.maxGridSize[1] + 1u), dim3(32), sizeof(int)},
       {"dynamic shared: the per-block default + 4 KiB, not opted in", dim3(1), dim3(32), prop.sharedMemPerBlock + 4096},
       {"dynamic shared: the opted-in limit + 4 KiB", dim3(1), dim3(32), opted_in + 4096},
   };

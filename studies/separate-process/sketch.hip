@@ -164,6 +164,10 @@ int main(int argc, char** argv) {
   const auto started = std::chrono::steady_clock::now();
   const pid_t child = fork();
   if (child == 0) {  // exec at once: the runtime does not survive a fork
+    // The candidate keeps only its own ends: holding the write end of its input would keep its reads from
+    // ever seeing the end of input, and the verdict's wait for it would never end.
+    close(to_candidate[1]);
+    close(from_candidate[0]);
     const std::string floats = std::to_string(n), in = std::to_string(to_candidate[0]), out = std::to_string(from_candidate[1]);
     const std::string args[] = {to_hex(hx), to_hex(hy), to_hex(hgo), to_hex(hdone)};
     execl("/proc/self/exe", argv[0], "--candidate", floats.c_str(), args[0].c_str(), args[1].c_str(), args[2].c_str(),
