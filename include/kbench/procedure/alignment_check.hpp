@@ -123,7 +123,7 @@ struct misalignment {
   const std::string where = fmt::format("with buffers moved {} byte{} off their alignment ({}: {})", m.offset,
                                         m.offset > 1 ? "s" : "", m.words(), m.places(layout));
   const std::vector<comparison> compared = runs.run_at(
-      inputs, outputs,
+      inputs, outputs, where,
       fmt::format("{}, the optimized kernel failed (it needs aligned buffers: declare requires_alignment(), or check the "
                   "addresses of every buffer)",
                   where));

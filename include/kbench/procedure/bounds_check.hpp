@@ -85,7 +85,7 @@ struct fenced_placement {
     words.emplace(fmt::format("kbench: the process ended while the optimized kernel ran {}: {}\n", where, fenced.crossing()));
   }
   const std::vector<comparison> compared =
-      runs.run_at(inputs, outputs, fmt::format("{}, the optimized kernel failed: {}", where, fenced.crossing()));
+      runs.run_at(inputs, outputs, where, fmt::format("{}, the optimized kernel failed: {}", where, fenced.crossing()));
   std::vector<finding> found;
   for (std::size_t k = 0; k < compared.size(); ++k) {
     if (compared[k].passed) continue;

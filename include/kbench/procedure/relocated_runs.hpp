@@ -43,9 +43,10 @@ class relocated_runs {
 
   // Input set 0 placed at `inputs` and `outputs` (declaration order), the optimized kernel launched on them
   // and waited for, and each output's comparison with the reference. A launch that fails throws hip_error:
-  // `failed`, then the launch's own message.
+  // `failed`, then the launch's own message; a write into the sealed outputs, kbench's error naming the run
+  // by `where` ("with buffers moved 2 bytes off ...").
   [[nodiscard]] std::vector<comparison> run_at(const std::vector<void*>& inputs, const std::vector<void*>& outputs,
-                                               const std::string& failed) {
+                                               const std::string& where, const std::string& failed) {
     place_first_input_set(inputs, outputs);
     sealed_outputs sealed(layout_, devices_);  // the reference's outputs of these inputs exist: out of reach
     sealed.seal_reference(buffers_);
@@ -55,7 +56,7 @@ class relocated_runs {
     } catch (const hip_error& e) {
       throw hip_error(e.code(), failed + ": " + e.what());
     }
-    sealed.unseal("while it ran with buffers moved");
+    sealed.unseal("while it ran " + where);
     std::vector<comparison> compared;
     for (std::size_t k = 0; k < outputs.size(); ++k) compared.push_back(comparator_.against_reference(k, aligned(k, outputs[k])));
     return compared;
