@@ -54,6 +54,7 @@ kbench::seed_result check(std::uint64_t seed, std::vector<kbench::output_result>
   s.problems = std::move(problems);
   s.edge_runs = 3;
   s.spike_runs = 2;
+  s.stage_seconds = {{"optimized", 0.004}, {"under load", 0.0}, {"alignment", 0.25}, {"bounds", 0.0625}};
   return s;
 }
 
@@ -279,6 +280,7 @@ TEST_CASE("typed -> JSON -> typed -> JSON gives the same JSON, in every mode", "
     CHECK(back.cases[3].checks[0].outputs[0].type == dtype::i32);
     CHECK(back.cases[3].checks[0].problems.at(2).kind == finding_kind::out_of_bounds);
     CHECK(back.cases[3].checks[0].seed == 3);
+    CHECK(back.cases[3].checks[0].stage_seconds == run.cases[3].checks[0].stage_seconds);  // in the run's order
     CHECK(back.cases[8].shape.to_string() == "tokens=37/head_dim=80/theta=1e+04");
     CHECK(back.cases[8].near_shape->to_string() == "tokens=36/head_dim=80");
     CHECK(back.cases[6].checks[0].outputs[0].result.max_rel_error == inf);

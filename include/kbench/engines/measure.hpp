@@ -21,6 +21,8 @@
 #include <chrono>
 #include <cstddef>
 #include <functional>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "../contract/device_buffer.hpp"
@@ -156,6 +158,21 @@ double host_seconds(Step&& step) {
   step();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
+
+// Host seconds of steps that follow one another: each mark() ends the step under way, under its name.
+class step_marks {
+ public:
+  void mark(const char* step) {
+    const auto now = std::chrono::steady_clock::now();
+    steps_.emplace_back(step, std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+  [[nodiscard]] stage_times take() { return std::move(steps_); }
+
+ private:
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+  stage_times steps_;
+};
 
 // What one launch takes on the host's clock, on an idle device: the launch function's call alone (its host
 // work, and any wait for the device inside it), and from the call until the whole device is idle again.

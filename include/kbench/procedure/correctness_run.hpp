@@ -88,11 +88,14 @@ class correctness_run {
   // from them at the end, in the order the steps ran.
   [[nodiscard]] seed_result run(std::uint64_t seed, correctness_checks checks) {
     std::vector<finding> problems;
+    step_marks steps;  // where the run's host time goes, step by step (0 for a step that did not run)
     buffers_.draw(seed);
     append(problems, run_side(devices_, buffers_, side::optimized));
     const held_outputs held = buffers_.hold(side::optimized);
     append(problems, rerun_and_match(held, 0));
+    steps.mark("optimized");
     if (checks.under_load) append(problems, rerun_under_load(held));
+    steps.mark("under load");
     if (checks.launch_limits) append(problems, check_launch_limits(devices_, buffers_, side::optimized));
     std::optional<host_run> host_reference;
     if (layout_.has_device_reference()) {
@@ -103,17 +106,21 @@ class correctness_run {
       append(problems, run_host_reference(layout_, buffers_, comparator_, host_, buffers_.first_input_set(), true,
                                                 &*host_reference));
     }
+    steps.mark("reference");
     if (checks.tolerance_can_fail) append(problems, check_tolerance_can_fail(layout_, devices_, buffers_, comparator_));
+    steps.mark("tolerance probe");
     std::vector<output_result> outputs;
     for (std::size_t k = 0; k < layout_.output_count(); ++k) {
       const buffer_slot& slot = layout_.output_slot(k);
       outputs.push_back({slot.name, slot.type, slot.extents, comparator_.compare(k), {}});
     }
+    steps.mark("compare");
     if (checks.oracle && layout_.declaration().oracle) {
       oracle_check against = check_against_oracle();
       for (std::size_t k = 0; k < outputs.size(); ++k) outputs[k].oracle = against.results[k];
       append(problems, against.found);
     }
+    steps.mark("oracle");
     const bool small = layout_.declaration().elements() <= small_case_elements;
     const bool every = checks.extended && (small || checks.any_size);
     sealed_outputs held_sealed(layout_, devices_);
@@ -122,12 +129,14 @@ class correctness_run {
       held_sealed.seal_held(held);
     }
     if (checks.alignment) append(problems, check_alignment(layout_, devices_, buffers_, launcher_, comparator_, every));
+    steps.mark("alignment");
     // Each buffer against unmapped memory only for a kernel right so far: what fails is reported already (a
     // write past an output's end, by its guards), and a fault would put an error in its place (on NVIDIA, one
     // that loses the device).
     if (checks.alignment && run_passed(problems, outputs)) {
       append(problems, check_bounds(layout_, devices_, buffers_, launcher_, comparator_));
     }
+    steps.mark("bounds");
     // The spikes and the edges only for a kernel right as declared: what fails there is reported, and each
     // of their runs would repeat it.
     std::vector<double> declared_rms;
@@ -137,14 +146,17 @@ class correctness_run {
       spiked = check_inputs_matter(layout_, devices_, buffers_, comparator_, host_, declared_rms);
     }
     append(problems, spiked.found);
+    steps.mark("spikes");
     const bool edges = every && layout_.declaration().edge_values && run_passed(problems, outputs);
     edge_check_result at_edges;
     if (edges) at_edges = check_edge_values(layout_, devices_, buffers_, comparator_, host_, declared_rms);
     append(problems, at_edges.found);
+    steps.mark("edges");
     // The last launch of the run on set 0's buffers as declared, as in a run without the moved buffers and
     // the edges: a kernel that keys a cache on its buffers' addresses meets the next run's inputs there.
     if (checks.alignment || edges || spiked.runs > 0) append(problems, rerun_and_match(held, 0, &held_sealed));
-    return {seed, std::move(host_reference), std::move(problems), std::move(outputs), at_edges.runs, spiked.runs};
+    steps.mark("last launch");
+    return {seed, std::move(host_reference), std::move(problems), std::move(outputs), at_edges.runs, spiked.runs, steps.take()};
   }
 
  private:

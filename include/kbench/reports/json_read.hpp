@@ -169,6 +169,7 @@ inline void from_json(const json& j, seed_result& s) {
   }
   read(j, "edge_runs", s.edge_runs);
   read(j, "spike_runs", s.spike_runs);
+  s.stage_seconds = stages_at(j);
 }
 
 

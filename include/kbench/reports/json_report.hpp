@@ -1,13 +1,12 @@
 // kbench/reports/json_report.hpp: a run as JSON, for pipelines that read results instead of scraping text.
-// Written by `<program> correctness|perf --json <path>` (or KBENCH_JSON=<path>). HIP-free; opt-in (it
-// pulls in nlohmann/json), included by main.hpp only.
+// Written by `<program> correctness|perf --json <path>` (or KBENCH_JSON=<path>); HIP-free, opt-in (nlohmann/json).
 //
-// Schema "kbench-results/1": schema/kbench-results-1.schema.json (JSON Schema 2020-12) says every key, type
-// and value, and is the reference; the tests validate every document kbench writes against it (the host's
-// documents and a program's own in each mode: tests/CMakeLists.txt; a GPU run's: scripts/run.sh), so a
-// key changed here without the schema fails them. In short: every key is always present; numbers that are
-// not finite are the strings "inf", "-inf" or "nan"; absent values are null; the mode is "correctness",
-// "perf" or "census"; each case holds its checks, its timing (perf) and its census (perf and census runs).
+// Schema "kbench-results/1": schema/kbench-results-1.schema.json (JSON Schema 2020-12) says every key, type and
+// value, and is the reference; the tests validate every document kbench writes against it (the host's and a
+// program's own in each mode: tests/CMakeLists.txt; a GPU run's: scripts/run.sh), so a key changed here without
+// the schema fails them. In short: every key is always present; numbers not finite are "inf", "-inf" or "nan";
+// absent values are null; the mode is "correctness", "perf" or "census"; a case holds its checks, its timing
+// (perf) and its census (perf and census runs).
 #pragma once
 
 #include <cmath>
@@ -114,18 +113,23 @@ inline json to_json(const std::vector<finding>& findings, finding_source source)
   return all;
 }
 
+inline json stage_seconds_of(const stage_times& stages) {  // {"first check": 0.05, ...}
+  json seconds = json::object();
+  for (const auto& [name, value] : stages) seconds[name] = number(value);
+  return seconds;
+}
+
 inline json to_json(const seed_result& s) {
   json outputs = json::array();
   for (const output_result& o : s.outputs) outputs.push_back(to_json(o));
   json host = nullptr;
   if (s.host_reference) {
-    host = {{"input_bytes", number(s.host_reference->input_bytes)},
-            {"transfer_seconds", number(s.host_reference->transfer_seconds)},
-            {"compute_seconds", number(s.host_reference->compute_seconds)}};
+    const host_run& h = *s.host_reference;
+    host = {{"input_bytes", number(h.input_bytes)}, {"transfer_seconds", number(h.transfer_seconds)}, {"compute_seconds", number(h.compute_seconds)}};
   }
   return {{"seed", hex(s.seed)}, {"passed", s.passed()}, {"problems", texts(s.problems)}, {"findings", to_json(s.problems, finding_source::check)},
-          {"outputs", outputs}, {"host_reference", host}, {"edge_runs", s.edge_runs},
-          {"spike_runs", s.spike_runs}};
+          {"outputs", outputs}, {"host_reference", host}, {"edge_runs", s.edge_runs}, {"spike_runs", s.spike_runs},
+          {"stage_seconds", stage_seconds_of(s.stage_seconds)}};
 }
 
 // A rate, or null where the case declares none of that work.
@@ -154,14 +158,11 @@ inline json time_saved_json(const std::optional<time_saved>& saved) {
 
 // A timing, with the host seconds of each step of the perf procedure (`stages`) as its "stage_seconds".
 inline json to_json(const timing_result& t, const stage_times& stages) {
-  json stage_seconds = json::object();
-  for (const auto& [name, seconds] : stages) stage_seconds[name] = number(seconds);
   return {{"mode", std::string(to_string(t.mode))},
           {"method", t.method},
           {"launches_per_sample", t.launches_per_sample},
           {"warmup", t.warmup},
-          {"input_sets", t.input_sets},
-          {"input_sets_wanted", t.input_sets_wanted},
+          {"input_sets", t.input_sets}, {"input_sets_wanted", t.input_sets_wanted},
           {"input_set_bytes", number(t.input_set_bytes)},
           {"launch_checks", {{"launches_timed", t.checks.timed},
                       {"launches_checked", t.checks.checked},
@@ -210,7 +211,7 @@ inline json to_json(const timing_result& t, const stage_times& stages) {
           {"flags", texts(t.findings)},
           {"notes", texts(t.findings, false)},
           {"findings", to_json(t.findings, finding_source::timing)},
-          {"stage_seconds", stage_seconds}};
+          {"stage_seconds", stage_seconds_of(stages)}};
 }
 
 inline json optional_figure(double v) { return v < 0 ? json(nullptr) : number(v); }

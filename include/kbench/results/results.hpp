@@ -94,6 +94,7 @@ struct seed_result {
   std::vector<output_result> outputs;
   int edge_runs = 0;  // runs on inputs at the edges of their values (procedure/edge_check.hpp)
   int spike_runs = 0;  // runs with spikes in an input or another family (procedure/spike_check.hpp)
+  stage_times stage_seconds;  // host seconds of each step of the run (procedure/correctness_run.hpp)
   [[nodiscard]] bool passed() const { return run_passed(problems, outputs); }
 };
 
