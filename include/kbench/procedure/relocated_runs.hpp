@@ -25,7 +25,8 @@ class relocated_runs {
   // Memory of its own for every buffer: its bytes and `room` more.
   relocated_runs(const case_layout& layout, const case_devices& devices, const case_buffers& buffers,
                  case_launcher& launcher, output_comparator& comparator, std::size_t room)
-      : layout_(layout), devices_(devices), buffers_(buffers), launcher_(launcher), comparator_(comparator) {
+      : layout_(layout), devices_(devices), buffers_(buffers), launcher_(launcher), comparator_(comparator),
+        sealed_(layout, devices) {
     for (std::size_t k = 0; k < layout_.input_count(); ++k) {
       const current_device here = devices_.on(layout_.input_slot(k));
       inputs_.emplace_back(layout_.input_slot(k).storage_bytes() + room);
@@ -48,15 +49,14 @@ class relocated_runs {
   [[nodiscard]] std::vector<comparison> run_at(const std::vector<void*>& inputs, const std::vector<void*>& outputs,
                                                const std::string& where, const std::string& failed) {
     place_first_input_set(inputs, outputs);
-    sealed_outputs sealed(layout_, devices_);  // the reference's outputs of these inputs exist: out of reach
-    sealed.seal_reference(buffers_);
+    sealed_.seal_reference(buffers_);  // the reference's outputs of these inputs exist: out of reach
     try {
       launcher_.launch_at(side::optimized, inputs, outputs);
       devices_.synchronize_devices();
     } catch (const hip_error& e) {
       throw hip_error(e.code(), failed + ": " + e.what());
     }
-    sealed.unseal("while it ran " + where);
+    sealed_.unseal("while it ran " + where);
     std::vector<comparison> compared;
     for (std::size_t k = 0; k < outputs.size(); ++k) compared.push_back(comparator_.against_reference(k, aligned(k, outputs[k])));
     return compared;
@@ -105,6 +105,7 @@ class relocated_runs {
   output_comparator& comparator_;
   std::vector<device_allocation> inputs_, outputs_;
   std::vector<device_allocation> aligned_;  // by output, made when first needed
+  sealed_outputs sealed_;  // each run's seals, its counters kept from one run to the next
 };
 
 }  // namespace detail
