@@ -119,13 +119,16 @@ inline constexpr unsigned int fingerprint_threads = 256;
 // An order-independent 64-bit fingerprint of `words` 4-byte words: a sum of hashed (word, index) pairs,
 // so one changed word changes it (but for a 2^-64 chance), whatever the grid. Each block adds its sum
 // once: an atomic per thread on one address would serialise a million of them (about 1 ms on an H200).
+// `key` keys the hash: under a key drawn at random and never shown, no one can make other words whose sum
+// is the same on purpose.
 template <int Unused = 0>
-__global__ void fingerprint_kernel(const std::uint32_t* words, std::size_t count, unsigned long long* sum) {
+__global__ void fingerprint_kernel(const std::uint32_t* words, std::size_t count, unsigned long long* sum,
+                                   unsigned long long key) {
   __shared__ unsigned long long partial[fingerprint_threads];
   unsigned long long mine = 0;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    unsigned long long z = (static_cast<unsigned long long>(words[i]) << 32 ^ i) + 0x9E3779B97F4A7C15ull;  // splitmix64
+    unsigned long long z = (static_cast<unsigned long long>(words[i]) << 32 ^ i ^ key) + 0x9E3779B97F4A7C15ull;  // splitmix64
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     mine += z ^ (z >> 31);
@@ -139,14 +142,27 @@ __global__ void fingerprint_kernel(const std::uint32_t* words, std::size_t count
   if (threadIdx.x == 0) atomicAdd(sum, partial[0]);
 }
 
-// Adds the fingerprint of `bytes` (a multiple of 4) of device memory to the device counter `sum`,
-// without waiting: fingerprints add, so two sums over the same draws agree unless a word changed.
-inline void add_fingerprint(const void* data, std::size_t bytes, unsigned long long* sum, hipStream_t stream) {
+// Adds the fingerprint of `bytes` (a multiple of 4) of device memory, under `key`, to the device counter
+// `sum`, without waiting: fingerprints add, so two sums over the same draws agree unless a word changed.
+inline void add_fingerprint(const void* data, std::size_t bytes, unsigned long long* sum, hipStream_t stream,
+                            std::uint64_t key = 0) {
   const std::size_t words = bytes / 4;
   const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>((words + 255) / 256, 1, 4096));
   hipLaunchKernelGGL(fingerprint_kernel<>, dim3(blocks), dim3(fingerprint_threads), 0, stream, static_cast<const std::uint32_t*>(data),
-                     words, sum);
+                     words, sum, static_cast<unsigned long long>(key));
   KBENCH_HIP_CHECK_LAUNCH();
+}
+
+// The fingerprint of `bytes` (a multiple of 4) of device memory under `key`, with `counter` (a device word)
+// to sum it in; waits for `stream`.
+[[nodiscard]] inline std::uint64_t fingerprint_of(const void* data, std::size_t bytes, std::uint64_t key,
+                                                  unsigned long long* counter, hipStream_t stream) {
+  KBENCH_HIP_CHECK(hipMemsetAsync(counter, 0, sizeof *counter, stream));
+  add_fingerprint(data, bytes, counter, stream, key);
+  unsigned long long sum = 0;
+  KBENCH_HIP_CHECK(hipMemcpyAsync(&sum, counter, sizeof sum, hipMemcpyDeviceToHost, stream));
+  KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
+  return sum;
 }
 
 // How many 4-byte words differ between `a` and `b` (`bytes`, a multiple of 4, of device memory), and the

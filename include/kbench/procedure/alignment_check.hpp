@@ -141,10 +141,11 @@ struct misalignment {
 // Every misalignment in turn, up to the first that finds a problem; what it found.
 [[nodiscard]] inline std::vector<finding> check_alignment(const case_layout& layout, const case_devices& devices,
                                                           const case_buffers& buffers, case_launcher& launcher,
-                                                          output_comparator& comparator, bool every_offset) {
+                                                          output_comparator& comparator, const first_outputs& first,
+                                                          bool every_offset) {
   const std::vector<misalignment> runs = misalignments(layout, every_offset);
   if (runs.empty()) return {};
-  relocated_runs moved(layout, devices, buffers, launcher, comparator, widest_offset);
+  relocated_runs moved(layout, devices, buffers, launcher, comparator, first, widest_offset);
   for (const misalignment& m : runs) {
     std::vector<finding> found = run_misaligned(moved, layout, m);
     if (!found.empty()) return found;

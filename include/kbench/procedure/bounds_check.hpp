@@ -101,7 +101,7 @@ struct fenced_placement {
 // virtual memory management, access from another device refused) ends the check with a note.
 [[nodiscard]] inline std::vector<finding> check_bounds(const case_layout& layout, const case_devices& devices,
                                                        const case_buffers& buffers, case_launcher& launcher,
-                                                       output_comparator& comparator) {
+                                                       output_comparator& comparator, const first_outputs& first) {
   std::vector<const buffer_slot*> fenced;
   for (std::size_t k = 0; k < layout.input_count(); ++k) fenced.push_back(&layout.input_slot(k));
   for (std::size_t k = 0; k < layout.output_count(); ++k) fenced.push_back(&layout.output_slot(k));
@@ -116,7 +116,7 @@ struct fenced_placement {
     } catch (const hip_error& e) {
       return {{finding_kind::note, fmt::format("reads outside buffers not checked (at '{}'): {}", slot->name, e.what())}};
     }
-    if (!runs) runs.emplace(layout, devices, buffers, launcher, comparator, 0);
+    if (!runs) runs.emplace(layout, devices, buffers, launcher, comparator, first, 0);
     for (const fenced_end side : {fenced_end::end, fenced_end::start}) {
       std::vector<finding> found = run_fenced(*runs, layout, region, {slot, side});
       if (!found.empty()) return found;

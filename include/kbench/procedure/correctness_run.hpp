@@ -114,6 +114,8 @@ class correctness_run {
       const buffer_slot& slot = layout_.output_slot(k);
       outputs.push_back({slot.name, slot.type, slot.extents, comparator_.compare(k), {}});
     }
+    first_outputs first;  // the outputs just compared, as the runs on set 0 moved elsewhere know them again
+    if (checks.alignment) first = fingerprint_first(layout_, devices_, buffers_, outputs);
     steps.mark("compare");
     if (checks.oracle && layout_.declaration().oracle) {
       oracle_check against = check_against_oracle();
@@ -128,13 +130,13 @@ class correctness_run {
       buffers_.prepare_outputs(side::optimized);
       held_sealed.seal_held(held);
     }
-    if (checks.alignment) append(problems, check_alignment(layout_, devices_, buffers_, launcher_, comparator_, every));
+    if (checks.alignment) append(problems, check_alignment(layout_, devices_, buffers_, launcher_, comparator_, first, every));
     steps.mark("alignment");
     // Each buffer against unmapped memory only for a kernel right so far: what fails is reported already (a
     // write past an output's end, by its guards), and a fault would put an error in its place (on NVIDIA, one
     // that loses the device).
     if (checks.alignment && run_passed(problems, outputs)) {
-      append(problems, check_bounds(layout_, devices_, buffers_, launcher_, comparator_));
+      append(problems, check_bounds(layout_, devices_, buffers_, launcher_, comparator_, first));
     }
     steps.mark("bounds");
     // The spikes and the edges only for a kernel right as declared: what fails there is reported, and each
