@@ -17,10 +17,10 @@
 //   compare      every output, on the GPU when large (output_comparator.hpp)
 //   oracle       (checks.oracle) when the case declares one: both sides against a host computation in
 //                double; the optimized kernel may not be materially less accurate than the reference
-//   alignment    (checks.alignment) the optimized kernel again with buffers off their alignment at every
-//                offset that breaks a vector access of up to 16 bytes (as the case allows), all of them,
-//                the outputs alone and the inputs alone: its outputs must still be the reference's
-//                (alignment_check.hpp)
+//   alignment    (checks.alignment, for a kernel right so far) the optimized kernel again with buffers off
+//                their alignment at every offset that breaks a vector access of up to 16 bytes (as the case
+//                allows), all of them, the outputs alone and the inputs alone: its outputs must still be the
+//                reference's (alignment_check.hpp)
 //   bounds       (checks.alignment, for a kernel right so far) the optimized kernel again with each buffer
 //                in turn against unmapped memory, ending where it starts, then starting where it ends: a
 //                read or write beyond the buffer faults, naming it and the side, and the outputs must still
@@ -130,11 +130,14 @@ class correctness_run {
       buffers_.prepare_outputs(side::optimized);
       held_sealed.seal_held(held);
     }
-    if (checks.alignment) append(problems, check_alignment(layout_, devices_, buffers_, launcher_, comparator_, first, every));
+    // The misaligned runs, and each buffer against unmapped memory, only for a kernel right so far: what fails
+    // is reported already (a write past an output's end, by its guards); a kernel wrong where it is placed as
+    // declared writes who knows where once moved (into the reference's sealed outputs, say, which would read as
+    // tampering); and a fault would put an error in its place (on NVIDIA, one that loses the device).
+    if (checks.alignment && run_passed(problems, outputs)) {
+      append(problems, check_alignment(layout_, devices_, buffers_, launcher_, comparator_, first, every));
+    }
     steps.mark("alignment");
-    // Each buffer against unmapped memory only for a kernel right so far: what fails is reported already (a
-    // write past an output's end, by its guards), and a fault would put an error in its place (on NVIDIA, one
-    // that loses the device).
     if (checks.alignment && run_passed(problems, outputs)) {
       append(problems, check_bounds(layout_, devices_, buffers_, launcher_, comparator_, first));
     }

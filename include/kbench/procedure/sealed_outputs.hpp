@@ -69,8 +69,8 @@ class sealed_outputs {
     seals_.clear();
     if (!written.empty()) {
       throw error("kbench: the optimized side wrote into " + written + " " + during +
-                  ": memory it was never given (kbench had sealed it); a launcher or kernel that looks for right results "
-                  "and changes them is tampering");
+                  ": memory it was never given (kbench had sealed it): a kernel that writes far outside its buffers, or a "
+                  "launcher that looks for right results and changes them (tampering)");
     }
   }
 
