@@ -31,7 +31,11 @@ def layer_norm(c):
     y = c.output("y", "fp16", [rows, cols])
     c.reference(lambda: composed_layer_norm(x.tensor, w.tensor, b.tensor, y.tensor))
     c.optimized(lambda: fused_layer_norm(x.tensor, w.tensor, b.tensor, y.tensor))
-    c.tolerance(kbench.tol.ulp(2))  # both in float32, Welford's mean and variance against two passes
+    # Both in float32 (Welford's mean and variance against two passes), rounded once to fp16: two units in the
+    # last place (2^-9 of the value at most), and 1e-5 where w * x_hat + b cancels near zero, since there a
+    # float32 difference of a few 1e-7 is many of fp16's tiny units (ulp(2) alone failed 24 of 33.5M
+    # elements with inputs from another family on the H200).
+    c.tolerance(kbench.tol.allclose(2e-3, 1e-5))
     c.bytes_moved(2.0 * (2.0 * rows * cols + 2.0 * cols))
 
 
