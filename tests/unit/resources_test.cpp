@@ -522,6 +522,23 @@ TEST_CASE("a kernel's parameters from an AMD code object's metadata, for the che
                     contains("argument 2 is 8 bytes at 16, the kernel's 4 at 16"));
 }
 
+TEST_CASE("a shared library a case opens: the device code it carries, or none without an error", "[resources]") {
+  auto host_library = [](std::vector<elf_part> parts) {
+    std::vector<unsigned char> elf = elf_of(parts);
+    put<std::uint16_t>(elf, 0x10, 3);   // ET_DYN
+    put<std::uint16_t>(elf, 0x12, 62);  // x86-64
+    return elf;
+  };
+  const temporary_file carrying("libcarrying.so", host_library({{".text", 1, {0x90}}, {".nv_fatbin", 1, fatbin_of(cubin())}}));
+  const std::vector<kbench::kernel_resources> kernels = kbench::read_code_object_file(carrying.path());
+  REQUIRE(kernels.size() == 1);
+  CHECK(kernels[0].name == "_Z6kernelPf");
+  CHECK(kernels[0].target == "sm_90");
+  CHECK(kernels[0].vgprs == 40);  // NVIDIA's registers
+  const temporary_file launcher_only("liblauncher.so", host_library({{".text", 1, {0x90}}}));
+  CHECK(kbench::read_code_object_file(launcher_only.path()).empty());
+}
+
 TEST_CASE("a code object file the reader does not know is an error naming it, never an empty list", "[resources]") {
   auto fails = [](const std::string& name, const std::vector<unsigned char>& bytes) {
     const temporary_file file(name, bytes);

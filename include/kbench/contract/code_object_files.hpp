@@ -1,7 +1,8 @@
 // kbench/contract/code_object_files.hpp: the code object files this process's cases load, each named once,
 // in the order first declared: kbench::code_object (code_object.hpp) adds its path when a case declares it,
-// on the host, so that `<program> resources` and the census, which read their kernels' resources without
-// a GPU (program/resource_listing.hpp), know them once the cases are declared. HIP-free.
+// and kbench::shared_library (shared_library.hpp) the library's, whose device code it carries as a program
+// does; both on the host, so that `<program> resources` and the census, which read their kernels' resources
+// without a GPU (program/resource_listing.hpp), know them once the cases are declared. HIP-free.
 #pragma once
 
 #include <algorithm>

@@ -19,6 +19,7 @@
 #include <string>
 #include <utility>
 
+#include "code_object_files.hpp"
 #include "error.hpp"
 
 namespace kbench {
@@ -27,7 +28,10 @@ class shared_library {
  public:
   // Opens the library now (once per process and path): a case that names a missing one fails when it is
   // declared, on any machine.
-  explicit shared_library(std::string path) : path_(std::move(path)), handle_(open_once(path_)) {}
+  // Its kernels' resources join the program's (`<program> resources`, the census), read from the file.
+  explicit shared_library(std::string path) : path_(std::move(path)), handle_(open_once(path_)) {
+    detail::code_object_files::instance().add(path_);
+  }
 
   // The address of `symbol`; an error naming the library, the symbol and dlerror's text when it has none.
   [[nodiscard]] void* symbol(const std::string& name) const {

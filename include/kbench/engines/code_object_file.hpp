@@ -5,7 +5,9 @@
 //   an AMDGPU ELF code object (e_machine EM_AMDGPU, 224: clang --no-gpu-bundle-output, Triton's hsaco),
 //     its target from its metadata's amdhsa.target;
 //   an NVIDIA fat binary (magic 0xBA55ED50: nvcc -fatbin), its cubins;
-//   an NVIDIA cubin (e_machine EM_CUDA, 190: nvcc -cubin, Triton's cubin), its sm_XY from the ELF flags.
+//   an NVIDIA cubin (e_machine EM_CUDA, 190: nvcc -cubin, Triton's cubin), its sm_XY from the ELF flags;
+//   a host shared library (contract/shared_library.hpp), the device code it carries as a program does (its
+//     .hip_fatbin or .nv_fatbin section), or none where it carries none.
 // Anything else (PTX, compiled when loaded; a compressed container) is an error naming the file, never an
 // empty list. HIP-free; opt-in, as code_objects.hpp.
 #pragma once
@@ -48,6 +50,14 @@ inline std::vector<kernel_resources> amdgpu_object_kernels(const byte_view& obje
   return metadata_kernels(meta, triple.substr(gfx + 2));
 }
 
+// Whether `file` is an ELF shared object for the host (a library, not a GPU's code object).
+inline bool host_shared_object(const byte_view& file) {
+  constexpr std::uint16_t em_cuda = 190, em_amdgpu = 224, et_dyn = 3;
+  if (file.size() < 20 || std::memcmp(file.data(), "\x7f" "ELF", 4) != 0) return false;
+  const std::uint16_t machine = file.at<std::uint16_t>(0x12);
+  return file.at<std::uint16_t>(0x10) == et_dyn && machine != em_cuda && machine != em_amdgpu;
+}
+
 inline std::vector<kernel_resources> code_object_file_kernels(const byte_view& file) {
   constexpr std::uint16_t em_cuda = 190, em_amdgpu = 224;
   constexpr std::uint32_t nv_fatbin_magic = 0xBA55ED50;
@@ -69,6 +79,10 @@ inline std::vector<kernel_resources> code_object_file_kernels(const byte_view& f
     const std::uint16_t machine = file.at<std::uint16_t>(0x12);
     if (machine == em_cuda) return cubin_kernels(file, cubin_target(file));
     if (machine == em_amdgpu) return amdgpu_object_kernels(file);
+    // A host file: a shared library a case opens (contract/shared_library.hpp), whose device code is read as
+    // a program's; one with none of its own (a launcher of kernels that live elsewhere) lists none.
+    if (std::optional<std::vector<kernel_resources>> carried = host_elf_kernels(file)) return std::move(*carried);
+    if (host_shared_object(file)) return {};
     throw error(file.what() + ": an ELF file for machine " + std::to_string(machine) + ", neither an NVIDIA cubin (" +
                 std::to_string(em_cuda) + ") nor an AMDGPU code object (" + std::to_string(em_amdgpu) + ")");
   }
@@ -82,8 +96,8 @@ inline std::vector<kernel_resources> code_object_file_kernels(const byte_view& f
 
 }  // namespace detail
 
-// Every kernel of every target in the code object file at `path`. A file kbench cannot read, or one that
-// holds no kernel, is an error that names it.
+// Every kernel of every target in the code object file at `path` (or the device code a shared library
+// carries). A file kbench cannot read, or a code object that holds no kernel, is an error that names it.
 inline std::vector<kernel_resources> read_code_object_file(const std::string& path) {
   const std::vector<unsigned char> bytes = detail::file_bytes(path);
   const detail::byte_view file(bytes.data(), bytes.size(), path);
@@ -95,7 +109,9 @@ inline std::vector<kernel_resources> read_code_object_file(const std::string& pa
     if (what.rfind(path, 0) == 0) throw;
     throw error(path + ": " + what);
   }
-  if (kernels.empty()) throw error(path + ": holds no kernel kbench can read (no code object for a GPU in it?)");
+  if (kernels.empty() && !detail::host_shared_object(file)) {
+    throw error(path + ": holds no kernel kbench can read (no code object for a GPU in it?)");
+  }
   return kernels;
 }
 

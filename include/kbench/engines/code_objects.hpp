@@ -298,34 +298,41 @@ inline std::vector<unsigned char> file_bytes(const std::string& path) {
   return bytes;
 }
 
+// Every kernel of every target in a host ELF file (a program, a shared library): AMD's from its .hip_fatbin
+// section, NVIDIA's from its .nv_fatbin; none where it has neither section (no device code of its own).
+inline std::optional<std::vector<kernel_resources>> host_elf_kernels(const byte_view& file) {
+  for (const elf_section& s : elf_sections(file)) {
+    if (s.name == ".hip_fatbin") {
+      int bundles = 0;
+      std::vector<kernel_resources> kernels = fatbin_kernels(file.sub(s.offset, s.size, ".hip_fatbin"), bundles);
+      if (bundles == 0) throw error(file.what() + ": its .hip_fatbin section holds no offload bundle kbench can read");
+      return kernels;
+    }
+    if (s.name == ".nv_fatbin") {
+      int cubins = 0;
+      std::vector<kernel_resources> kernels = nv_fatbin_kernels(file.sub(s.offset, s.size, ".nv_fatbin"), cubins);
+      if (cubins == 0) {
+        throw error(file.what() + ": its fat binaries hold PTX only (compiled when loaded), no cubin whose resources "
+                    "kbench can read: build for real architectures (CMAKE_CUDA_ARCHITECTURES=90, not 90-virtual)");
+      }
+      return kernels;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace detail
 
-// Every kernel of every target in the executable at `path` (a program reads its own: /proc/self/exe):
-// AMD's from its .hip_fatbin section, NVIDIA's from its .nv_fatbin. An executable without device code
-// kbench can read is an error that says so.
+// Every kernel of every target in the executable at `path` (a program reads its own: /proc/self/exe). An
+// executable without device code kbench can read is an error that says so.
 inline std::vector<kernel_resources> read_kernel_resources(const std::string& path) {
   // One read of the whole file: an iterator per byte took 1.0 s for an 11 MB program (the runner is built
   // at -O0), inside the first census's wall time.
   const std::vector<unsigned char> bytes = detail::file_bytes(path);
   const detail::byte_view file(bytes.data(), bytes.size(), path);
-  for (const detail::elf_section& s : detail::elf_sections(file)) {
-    if (s.name == ".hip_fatbin") {
-      int bundles = 0;
-      std::vector<kernel_resources> kernels = detail::fatbin_kernels(file.sub(s.offset, s.size, ".hip_fatbin"), bundles);
-      if (bundles == 0) throw error(path + ": its .hip_fatbin section holds no offload bundle kbench can read");
-      return kernels;
-    }
-    if (s.name == ".nv_fatbin") {
-      int cubins = 0;
-      std::vector<kernel_resources> kernels = detail::nv_fatbin_kernels(file.sub(s.offset, s.size, ".nv_fatbin"), cubins);
-      if (cubins == 0) {
-        throw error(path + ": its fat binaries hold PTX only (compiled when loaded), no cubin whose resources kbench "
-                    "can read: build for real architectures (CMAKE_CUDA_ARCHITECTURES=90, not 90-virtual)");
-      }
-      return kernels;
-    }
-  }
-  throw error(path + " has neither a .hip_fatbin nor a .nv_fatbin section: no device code");
+  std::optional<std::vector<kernel_resources>> kernels = detail::host_elf_kernels(file);
+  if (!kernels) throw error(path + " has neither a .hip_fatbin nor a .nv_fatbin section: no device code");
+  return std::move(*kernels);
 }
 
 }  // namespace kbench

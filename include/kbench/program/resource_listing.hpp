@@ -213,11 +213,12 @@ inline int run_resources(program_run& run, const char* program, const run_option
   for (const std::string& path : paths) {
     const code_object_listing& f = files.emplace_back(code_object_resources(path));
     if (!f.problem.empty()) {
-      table += fmt::format("from code object {}: not read\n", path);
+      table += fmt::format("from {}: not read\n", path);
       failures.push_back(f.problem);
       continue;
     }
-    table += fmt::format("from code object {}:\n{}", path, format_resources(f.kernels));
+    table += f.kernels.empty() ? fmt::format("from {}: no device code of its own\n", path)
+                               : fmt::format("from {}:\n{}", path, format_resources(f.kernels));
     kernels.insert(kernels.end(), f.kernels.begin(), f.kernels.end());
   }
   std::fputs(table.c_str(), stdout);
@@ -234,7 +235,7 @@ inline int run_resources(program_run& run, const char* program, const run_option
   }
   for (const std::string& f : failures) std::printf("FAIL %s\n", f.c_str());
   const std::string loaded =
-      paths.empty() ? "" : fmt::format(" ({} of them from {} code object file{})", kernels.size() - own.size(), paths.size(),
+      paths.empty() ? "" : fmt::format(" ({} of them from {} file{} the cases load)", kernels.size() - own.size(), paths.size(),
                                        paths.size() == 1 ? "" : "s");
   std::printf("resources: %zu kernels%s; %zu resource bound%s of the cases checked, %d broken\n", kernels.size(),
               loaded.c_str(), bounds.size(), bounds.size() == 1 ? "" : "s", broken);
