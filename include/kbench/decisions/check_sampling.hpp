@@ -16,6 +16,8 @@
 #include <random>
 #include <vector>
 
+#include "../detail/entropy.hpp"
+
 namespace kbench {
 
 // The smallest share of wrong launches that `checked` checks find with probability `confidence`:
@@ -32,7 +34,7 @@ class check_sampler {
   // `budget_share`: the checks' expected host time as a share of the timed work (0: check only where
   // the caller insists, e.g. with a host reference, whose every check runs the host function);
   // `first_estimate`: seconds one check is expected to take until one has been timed.
-  check_sampler(double budget_share, double first_estimate, std::uint64_t seed = entropy())
+  check_sampler(double budget_share, double first_estimate, std::uint64_t seed = detail::entropy_word())
       : share_(budget_share), estimate_(first_estimate), generator_(seed) {}
 
   // Whether the optimized kernel goes first in the next sample (a fair coin).
@@ -77,11 +79,6 @@ class check_sampler {
   }
 
  private:
-  [[nodiscard]] static std::uint64_t entropy() {
-    std::random_device device;
-    return (static_cast<std::uint64_t>(device()) << 32) ^ device();
-  }
-
   double share_;
   double estimate_;
   std::mt19937_64 generator_;

@@ -12,10 +12,10 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <random>
 
 #include "../contract/device_buffer.hpp"
 #include "../contract/hip_check.hpp"
+#include "../detail/entropy.hpp"
 #include "../detail/host_device.hpp"
 #include "integrity.hpp"
 
@@ -62,9 +62,8 @@ class sealed_memory {
 
   // Every word XOR a key stream drawn now, and its fingerprint taken; queued on the stream, not waited for.
   void seal() {
-    std::random_device entropy;
-    key_ = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
-    const std::uint64_t canary = (static_cast<std::uint64_t>(entropy()) << 32) ^ entropy();
+    key_ = entropy_word();
+    const std::uint64_t canary = entropy_word();
     hipLaunchKernelGGL(canary_kernel<>, dim3(1), dim3(1), 0, stream_, counters_, static_cast<unsigned long long>(canary));
     KBENCH_HIP_CHECK_LAUNCH();
     xor_key_stream();

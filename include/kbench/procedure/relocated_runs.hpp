@@ -8,12 +8,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "../contract/device_buffer.hpp"
 #include "../contract/hip_check.hpp"
+#include "../detail/entropy.hpp"
 #include "../engines/comparison.hpp"
 #include "../engines/integrity.hpp"
 #include "../results/results.hpp"
@@ -39,8 +39,7 @@ struct first_outputs {
 // The optimized side's outputs as they stand in its buffers, with `compared`, their comparisons just made.
 [[nodiscard]] inline first_outputs fingerprint_first(const case_layout& layout, const case_devices& devices,
                                                      const case_buffers& buffers, const std::vector<output_result>& compared) {
-  std::random_device entropy;
-  first_outputs first{(static_cast<std::uint64_t>(entropy()) << 32) ^ entropy(), {}, {}};
+  first_outputs first{entropy_word(), {}, {}};
   for (std::size_t k = 0; k < layout.output_count(); ++k) {
     const buffer_slot& slot = layout.output_slot(k);
     first.compared.push_back(compared[k].result);

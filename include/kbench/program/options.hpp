@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -20,6 +19,7 @@
 #include "../contract/error.hpp"
 #include "../decisions/run_options.hpp"
 #include "../decisions/sweep.hpp"
+#include "../detail/entropy.hpp"
 #include "../results/outcome.hpp"
 
 namespace kbench {
@@ -364,9 +364,8 @@ inline void assign_devices(const CLI::App& app, const std::string& device_list, 
 // The seeds of one correctness run: the pinned ones, or `count` fresh ones from the OS.
 [[nodiscard]] inline std::vector<std::uint64_t> seeds_for_run(const run_options& o) {
   if (!o.seeds.empty()) return o.seeds;
-  std::random_device device;
   std::vector<std::uint64_t> fresh;
-  for (int i = 0; i < o.seed_count; ++i) fresh.push_back((std::uint64_t{device()} << 32) | device());
+  for (int i = 0; i < o.seed_count; ++i) fresh.push_back(detail::entropy_word());
   return fresh;
 }
 
