@@ -116,7 +116,11 @@ configure() {
   local dir=$1
   shift
   mkdir -p "$(dirname "$dir")"
-  cmake -S "$KBENCH_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release ${compiler_cache_args[@]+"${compiler_cache_args[@]}"} "$@" \
+  # KBENCH_CONFIGURE_PROFILE=1: CMake's trace of where the configure step's time goes, in <dir>.configure.trace.json
+  local profile=()
+  [ "${KBENCH_CONFIGURE_PROFILE:-0}" = 0 ] || profile=(--profiling-format=google-trace "--profiling-output=$dir.configure.trace.json")
+  cmake -S "$KBENCH_ROOT" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release ${compiler_cache_args[@]+"${compiler_cache_args[@]}"} \
+    ${profile[@]+"${profile[@]}"} "$@" \
     > "$dir.configure.log" 2>&1 ||
     { cat "$dir.configure.log"; return 1; }
 }

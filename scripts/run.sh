@@ -103,22 +103,24 @@ check_documents() {
   [ "$status" -eq 0 ] || { grep -v ": valid$" "$reports/schema.log" | head -40; return "$status"; }
 }
 
-# configure_comparisons <dir> <cmake args...>: configures, then builds only the kernel comparisons.
+# configure_comparisons <dir> <cmake args...>: configures, then builds only the kernel comparisons, each a
+# stage of its own (on a GPU machine the configure step is a sizeable part of the build's time).
 configure_comparisons() {
   configure "$@"
+  stage "building the comparisons"
   cmake --build "$1" -j "$JOBS" --target kbench_kernel_tests
 }
 
 case "$gpu" in
   nvidia)
-    stage "NVIDIA GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); building the comparisons (HIP's NVIDIA platform)"
+    stage "NVIDIA GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); configuring (HIP's NVIDIA platform)"
     configure_comparisons "$KBENCH_BUILD/nvidia-native" -DKBENCH_GPU_PLATFORM=nvidia \
       -DCMAKE_CUDA_ARCHITECTURES="${KBENCH_CUDA_ARCHS:-native}"
     run_on_gpu "$KBENCH_BUILD/nvidia-native"
     ;;
   amd)
     targets=$(amd_gpu_targets)
-    stage "AMD GPU: $targets; building the comparisons"
+    stage "AMD GPU: $targets; configuring"
     CXX=hipcc configure_comparisons "$KBENCH_BUILD/amd-native" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=$targets"
     run_on_gpu "$KBENCH_BUILD/amd-native"
     ;;

@@ -41,11 +41,15 @@ if [ "$stage" != main ] && [ -n "${KBENCH_SESSION_TESTS:-}" ]; then
 fi
 case "$stage" in
   main)
-    export KBENCH_MAX_TIME=${KBENCH_MAX_TIME:-3}
+    export KBENCH_MAX_TIME=${KBENCH_MAX_TIME:-3} KBENCH_CONFIGURE_PROFILE=1
     time scripts/run.sh > "$out/run.log" 2>&1
     status=$?
     tail -c 20000 "$out/run.log" | grep -v "^\[" | tail -150
     (cd build/reports && tar czf "$out/reports.tgz" .)
+    # Where the stages' seconds went (each check's and timing step's, summed), and the build's units by time.
+    python3 studies/check-costs.py build/reports/json --configure build/nvidia-native.configure.trace.json \
+      > "$out/check-costs.md" 2>&1; cat "$out/check-costs.md"
+    [ -f build/nvidia-native/.ninja_log ] && cp build/nvidia-native/.ninja_log "$out/ninja_log.txt"
     exit "$status"
     ;;
   extra)
