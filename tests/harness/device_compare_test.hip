@@ -2,8 +2,8 @@
 // sums to rounding, for every dtype and for clean and dirty outputs. And how fast it is: on two 1 GiB fp32
 // outputs, against copying both to the host and comparing there, and on 256 MiB outputs of every element
 // width. And the inputs as drawn on the device ("[distribution]"): given values, a function of the index, and
-// whole cases whose inputs belong to their indices, or that a shape does not use. Runs on a GPU (skipped
-// without one).
+// whole cases whose inputs belong to their indices, or that a shape does not use. And a failed call's error,
+// once thrown, gone from the runtime ("[errors]"). Runs on a GPU (skipped without one).
 // The comparison and the drawing are the ones the procedure compiled (kbench/procedure/device_work.hpp): the
 // code under test is what every kernel test runs.
 #include <kbench/compare.hpp>
@@ -203,6 +203,19 @@ TEST_CASE("sealed memory: no value in sight while sealed, every value back after
   std::vector<std::uint16_t> after = read();
   after[500] = values[500];
   CHECK(after == values);
+}
+
+__global__ void write_one(int* out) { *out = 1; }
+
+TEST_CASE("an error a checked call threw is not left for the next launch's check to blame on its launch", "[errors]") {
+  // A copy from a null pointer fails at once (invalid value) and the runtime keeps it as its last error.
+  int value = 0;
+  const auto failing_copy = [&] { KBENCH_HIP_CHECK(hipMemcpy(&value, nullptr, sizeof value, hipMemcpyDeviceToHost)); };
+  CHECK_THROWS_AS(failing_copy(), kbench::hip_error);
+  kbench::device_buffer<int> out(1);
+  hipLaunchKernelGGL(write_one, dim3(1), dim3(1), 0, nullptr, out.data());
+  CHECK(hipGetLastError() == hipSuccess);  // what KBENCH_HIP_CHECK_LAUNCH reads
+  CHECK(out.to_host() == std::vector<int>{1});
 }
 
 TEST_CASE("given values are drawn as given: a constant, and a choice of two in its proportion", "[distribution]") {

@@ -28,11 +28,16 @@ inline std::string describe_hip_error(hipError_t code, const char* expression, c
          " (" + hipGetErrorString(code) + ")";
 }
 
+// An error thrown or reported here is consumed: the runtime also keeps a failed call's error as its last
+// error, which the next launch's check would read (and blame on that launch) once this one was caught and
+// handled. An error of the context (a fault) stays whatever is read.
 [[noreturn]] inline void throw_hip_error(hipError_t code, const char* expression, const char* file, int line) {
+  (void)hipGetLastError();
   throw hip_error(code, describe_hip_error(code, expression, file, line));
 }
 
 inline void report_hip_error(hipError_t code, const char* expression, const char* file, int line) noexcept {
+  (void)hipGetLastError();
   std::fprintf(stderr, "kbench: %s\n", describe_hip_error(code, expression, file, line).c_str());
 }
 

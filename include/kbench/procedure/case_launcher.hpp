@@ -92,6 +92,7 @@ class case_launcher {
       devices_.join();
     } catch (...) {
       (void)hipSetDevice(devices_.ordinal(0));
+      (void)hipGetLastError();  // what the launch left goes with its exception, not to the next launch's check
       unbind();
       throw;
     }
