@@ -14,6 +14,7 @@
 #   scripts/device/device-session.sh probes    no build: the launch-limits probe and the separate-process
 #                                              sketch (studies/)
 #   KBENCH_SESSION_TESTS=<regex>               also run `ctest -R <regex>` (correctness, then perf) first
+#   KBENCH_SESSION_SLOTS="6 8"                 main: the correctness stage again, that many tests at a time
 set -uo pipefail
 cd "$(dirname "$0")/../.."  # the repository's root: its paths below are relative to it
 stage=${1:-main}
@@ -50,6 +51,15 @@ case "$stage" in
     python3 studies/check-costs.py build/reports/json --configure build/nvidia-native.configure.trace.json \
       > "$out/check-costs.md" 2>&1; cat "$out/check-costs.md"
     [ -f build/nvidia-native/.ninja_log ] && cp build/nvidia-native/.ninja_log "$out/ninja_log.txt"
+    # KBENCH_SESSION_SLOTS="6 8": the correctness stage again with that many tests sharing the GPU, its wall
+    # time each (the main job runs 4): whether more would shorten it.
+    for slots in ${KBENCH_SESSION_SLOTS:-}; do
+      scripts/resource-spec.sh build/reports/gpus-trial.json "$slots" > /dev/null
+      started=$SECONDS
+      ctest --test-dir build/nvidia-native -L correctness -LE "^(harness|gpus[2-8])\$" -j "$slots" \
+        --resource-spec-file build/reports/gpus-trial.json > "$out/correctness-slots-$slots.log" 2>&1
+      echo "correctness with $slots tests at a time: exit $?, $((SECONDS - started)) s" | tee -a "$out/check-costs.md"
+    done
     exit "$status"
     ;;
   extra)
