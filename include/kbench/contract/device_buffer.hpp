@@ -85,4 +85,19 @@ class device_buffer {
   std::size_t size_ = 0;
 };
 
+namespace detail {
+
+// Two 64-bit words of device memory on the current device, kept for the process: for a count and a first
+// index that a check reads back within one call (its stream synchronized before it returns). Allocating them
+// per call would cost a free each time, and a free waits for the whole device.
+[[nodiscard]] inline unsigned long long* kept_counters() {
+  static std::vector<device_buffer<unsigned long long>> by_device;
+  int device = 0;
+  KBENCH_HIP_CHECK(hipGetDevice(&device));
+  if (by_device.size() <= static_cast<std::size_t>(device)) by_device.resize(static_cast<std::size_t>(device) + 1);
+  if (!by_device[static_cast<std::size_t>(device)].data()) by_device[static_cast<std::size_t>(device)] = device_buffer<unsigned long long>(2);
+  return by_device[static_cast<std::size_t>(device)].data();
+}
+
+}  // namespace detail
 }  // namespace kbench

@@ -92,16 +92,16 @@ __global__ void count_words_equal(const Word* data, std::size_t n, Word value, u
 
 // How many of `size` elements at `data` (device memory) hold the poison pattern of `t`.
 [[nodiscard]] inline std::size_t count_poison_on_device(const void* data, dtype t, std::size_t size, hipStream_t stream) {
-  device_buffer<unsigned long long> count(1);
-  KBENCH_HIP_CHECK(hipMemsetAsync(count.data(), 0, sizeof(unsigned long long), stream));
+  unsigned long long* const count = detail::kept_counters();
+  KBENCH_HIP_CHECK(hipMemsetAsync(count, 0, sizeof(unsigned long long), stream));
   visit_dtype(t, [&](auto d) {
     using Word = word_t<decltype(d)::value>;
     hipLaunchKernelGGL(detail::count_words_equal<Word>, dim3(1024), dim3(256), 0, stream, static_cast<const Word*>(data),
-                       size, poison_as<Word>(t), count.data());
+                       size, poison_as<Word>(t), count);
     KBENCH_HIP_CHECK_LAUNCH();
   });
   unsigned long long result = 0;
-  KBENCH_HIP_CHECK(hipMemcpyAsync(&result, count.data(), sizeof result, hipMemcpyDeviceToHost, stream));
+  KBENCH_HIP_CHECK(hipMemcpyAsync(&result, count, sizeof result, hipMemcpyDeviceToHost, stream));
   KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
   return static_cast<std::size_t>(result);
 }

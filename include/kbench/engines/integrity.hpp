@@ -169,17 +169,17 @@ inline void add_fingerprint(const void* data, std::size_t bytes, unsigned long l
 // byte offset of the first (0 when none); synchronises `stream`.
 [[nodiscard]] inline std::size_t count_differing_words(const void* a, const void* b, std::size_t bytes,
                                                        hipStream_t stream, std::size_t& first_byte) {
-  const device_buffer<unsigned long long> counters(2);
+  unsigned long long* const counters = kept_counters();
   const unsigned long long init[2] = {0ull, ~0ull};
-  KBENCH_HIP_CHECK(hipMemcpyAsync(counters.data(), init, sizeof init, hipMemcpyHostToDevice, stream));
+  KBENCH_HIP_CHECK(hipMemcpyAsync(counters, init, sizeof init, hipMemcpyHostToDevice, stream));
   const std::size_t words = bytes / 4;
   const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>((words + 255) / 256, 1, 4096));
   hipLaunchKernelGGL(count_changed_words<std::uint32_t>, dim3(blocks), dim3(256), 0, stream,
-                     static_cast<const std::uint32_t*>(a), static_cast<const std::uint32_t*>(b), words, counters.data(),
-                     counters.data() + 1);
+                     static_cast<const std::uint32_t*>(a), static_cast<const std::uint32_t*>(b), words, counters,
+                     counters + 1);
   KBENCH_HIP_CHECK_LAUNCH();
   unsigned long long result[2];
-  KBENCH_HIP_CHECK(hipMemcpyAsync(result, counters.data(), sizeof result, hipMemcpyDeviceToHost, stream));
+  KBENCH_HIP_CHECK(hipMemcpyAsync(result, counters, sizeof result, hipMemcpyDeviceToHost, stream));
   KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
   first_byte = result[0] ? static_cast<std::size_t>(result[1]) * 4 : 0;
   return static_cast<std::size_t>(result[0]);

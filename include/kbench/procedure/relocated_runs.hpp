@@ -46,8 +46,7 @@ struct first_outputs {
     std::optional<std::uint64_t>& fingerprint = first.fingerprints.emplace_back();
     if (slot.storage_bytes() % 4 != 0) continue;
     const current_device here = devices.on(slot);
-    const device_buffer<unsigned long long> counter(1);
-    fingerprint = fingerprint_of(buffers.output_data(side::optimized, k), slot.storage_bytes(), first.key, counter.data(),
+    fingerprint = fingerprint_of(buffers.output_data(side::optimized, k), slot.storage_bytes(), first.key, kept_counters(),
                                  devices.stream_of(slot));
   }
   return first;
@@ -125,10 +124,8 @@ class relocated_runs {
     if (k < first_.fingerprints.size() && first_.fingerprints[k]) {
       const buffer_slot& slot = layout_.output_slot(k);
       const current_device here = devices_.on(slot);
-      if (counters_.size() <= k) counters_.resize(layout_.output_count());
-      if (!counters_[k].data()) counters_[k] = device_buffer<unsigned long long>(1);
       const std::uint64_t fingerprint =
-          fingerprint_of(written, slot.storage_bytes(), first_.key, counters_[k].data(), devices_.stream_of(slot));
+          fingerprint_of(written, slot.storage_bytes(), first_.key, kept_counters(), devices_.stream_of(slot));
       if (fingerprint == *first_.fingerprints[k]) return first_.compared[k];
     }
     return comparator_.against_reference(k, written);
@@ -154,7 +151,6 @@ class relocated_runs {
   std::vector<device_allocation> inputs_, outputs_;
   const first_outputs& first_;
   std::vector<device_allocation> aligned_;  // by output, made when first needed
-  std::vector<device_buffer<unsigned long long>> counters_;  // by output, for its fingerprint, made when first needed
   sealed_outputs sealed_;  // each run's seals, its counters kept from one run to the next
 };
 
