@@ -105,4 +105,70 @@ inline CUresult cuCtxCreate(CUcontext* ctx, unsigned int flags, CUdevice device)
 }
 #endif  // CUDART_VERSION >= 13000
 
+// HIP 5's NVIDIA headers declare their graph and capture wrappers for nvcc alone (inside #ifdef __CUDACC__),
+// though they call only the CUDA runtime's host API. kbench compiles the stages of its procedure, which
+// capture and replay graphs but hold no kernel, as plain C++ (kbench.cmake's host-only units): for them, the
+// same wrappers, declared after HIP's types. (kbench.cmake checks that a host-only unit compiles with the
+// headers found, else it compiles those units with nvcc.)
+#if !defined(__CUDACC__)
+#include <hip/hip_runtime_api.h>
+#include <hip/hip_version.h>
+#if HIP_VERSION_MAJOR < 6
+#define KBENCH_HOST_GRAPH_API(call) hipCUDAErrorTohipError(call)
+inline hipError_t hipStreamBeginCapture(hipStream_t s, hipStreamCaptureMode mode) {
+  return KBENCH_HOST_GRAPH_API(cudaStreamBeginCapture(s, mode));
+}
+inline hipError_t hipStreamEndCapture(hipStream_t s, hipGraph_t* graph) {
+  return KBENCH_HOST_GRAPH_API(cudaStreamEndCapture(s, graph));
+}
+inline hipError_t hipGraphCreate(hipGraph_t* graph, unsigned int flags) {
+  return KBENCH_HOST_GRAPH_API(cudaGraphCreate(graph, flags));
+}
+inline hipError_t hipGraphDestroy(hipGraph_t graph) { return KBENCH_HOST_GRAPH_API(cudaGraphDestroy(graph)); }
+inline hipError_t hipGraphExecDestroy(hipGraphExec_t exec) { return KBENCH_HOST_GRAPH_API(cudaGraphExecDestroy(exec)); }
+inline hipError_t hipGraphInstantiate(hipGraphExec_t* exec, hipGraph_t graph, hipGraphNode_t* error_node, char* log,
+                                      size_t log_size) {
+#if CUDART_VERSION >= 12000
+  if (error_node) *error_node = nullptr;  // CUDA 12's form reports neither
+  if (log && log_size) *log = '\0';
+  return KBENCH_HOST_GRAPH_API(cudaGraphInstantiate(exec, graph, 0ull));
+#else
+  return KBENCH_HOST_GRAPH_API(cudaGraphInstantiate(exec, graph, error_node, log, log_size));
+#endif
+}
+inline hipError_t hipGraphLaunch(hipGraphExec_t exec, hipStream_t s) { return KBENCH_HOST_GRAPH_API(cudaGraphLaunch(exec, s)); }
+inline hipError_t hipGraphGetNodes(hipGraph_t graph, hipGraphNode_t* nodes, size_t* count) {
+  return KBENCH_HOST_GRAPH_API(cudaGraphGetNodes(graph, nodes, count));
+}
+inline hipError_t hipGraphNodeGetType(hipGraphNode_t node, hipGraphNodeType* type) {
+  return KBENCH_HOST_GRAPH_API(cudaGraphNodeGetType(node, type));
+}
+inline hipError_t hipGraphNodeGetDependencies(hipGraphNode_t node, hipGraphNode_t* dependencies, size_t* count) {
+  return KBENCH_HOST_GRAPH_API(cudaGraphNodeGetDependencies(node, dependencies, count));
+}
+inline hipError_t hipGraphKernelNodeGetParams(hipGraphNode_t node, hipKernelNodeParams* params) {
+  return KBENCH_HOST_GRAPH_API(cudaGraphKernelNodeGetParams(node, params));
+}
+inline hipError_t hipGraphMemcpyNodeGetParams(hipGraphNode_t node, hipMemcpy3DParms* params) {
+  return KBENCH_HOST_GRAPH_API(cudaGraphMemcpyNodeGetParams(node, params));
+}
+inline hipError_t hipGraphMemsetNodeGetParams(hipGraphNode_t node, hipMemsetParams* params) {
+  return KBENCH_HOST_GRAPH_API(cudaGraphMemsetNodeGetParams(node, params));
+}
+inline hipError_t hipGraphAddKernelNode(hipGraphNode_t* node, hipGraph_t graph, const hipGraphNode_t* dependencies,
+                                        size_t count, const hipKernelNodeParams* params) {
+  return KBENCH_HOST_GRAPH_API(cudaGraphAddKernelNode(node, graph, dependencies, count, params));
+}
+inline hipError_t hipGraphAddMemcpyNode(hipGraphNode_t* node, hipGraph_t graph, const hipGraphNode_t* dependencies,
+                                        size_t count, const hipMemcpy3DParms* params) {
+  return KBENCH_HOST_GRAPH_API(cudaGraphAddMemcpyNode(node, graph, dependencies, count, params));
+}
+inline hipError_t hipGraphAddMemsetNode(hipGraphNode_t* node, hipGraph_t graph, const hipGraphNode_t* dependencies,
+                                        size_t count, const hipMemsetParams* params) {
+  return KBENCH_HOST_GRAPH_API(cudaGraphAddMemsetNode(node, graph, dependencies, count, params));
+}
+#undef KBENCH_HOST_GRAPH_API
+#endif  // HIP_VERSION_MAJOR < 6
+#endif  // !__CUDACC__
+
 #endif  // NVIDIA platform

@@ -32,6 +32,13 @@
 #error "kbench: no HIP platform is defined; compile with hipcc (AMD) or with nvcc and -D__HIP_PLATFORM_NVIDIA__"
 #endif
 
+// A translation unit compiled for the GPU (nvcc, or clang in HIP mode) sees the device helpers below (wave
+// shuffles, packed bf16, the device's clocks); a host-only unit of kbench (plain C++ over the runtime's API:
+// the stages of the procedure, whose kernels are compiled elsewhere) sees none of them.
+#if defined(__CUDACC__) || defined(__HIP__)
+#define KBENCH_DEVICE_CODE 1
+#endif
+
 namespace kbench {
 
 // 16-bit float element types of the platform (fp8_e4m3, emulated, is in fp8.hpp).
@@ -61,6 +68,9 @@ using element_t = typename element_of<D>::type;
 // Conversions usable in kernels (and on the host), rounding to nearest even.
 __host__ __device__ inline float to_float(float x) { return x; }
 __host__ __device__ inline float to_float(fp16_t x) { return __half2float(x); }
+// (HIP 5's hip_bfloat16 converts only in HIP code: a host-only unit on AMD has no bf16 conversion here.)
+#if defined(KBENCH_PLATFORM_NVIDIA) || defined(KBENCH_AMD_HAS_HIP_BF16) || defined(KBENCH_DEVICE_CODE)
+#define KBENCH_HAS_BF16_CONVERSIONS 1
 __host__ __device__ inline float to_float(bf16_t x) {
 #if defined(KBENCH_PLATFORM_NVIDIA) || defined(KBENCH_AMD_HAS_HIP_BF16)
   return __bfloat162float(x);
@@ -68,11 +78,13 @@ __host__ __device__ inline float to_float(bf16_t x) {
   return static_cast<float>(x);
 #endif
 }
+#endif
 
 template <class T> __host__ __device__ inline T from_float(float x);
 template <> __host__ __device__ inline float from_float<float>(float x) { return x; }
 template <> __host__ __device__ inline fp16_t from_float<fp16_t>(float x) { return __float2half(x); }
 template <> __host__ __device__ inline fp8_e4m3 from_float<fp8_e4m3>(float x) { return fp8_e4m3{float_to_fp8_e4m3(x)}; }
+#if defined(KBENCH_HAS_BF16_CONVERSIONS)
 template <> __host__ __device__ inline bf16_t from_float<bf16_t>(float x) {
 #if defined(KBENCH_PLATFORM_NVIDIA) || defined(KBENCH_AMD_HAS_HIP_BF16)
   return __float2bfloat16(x);
@@ -80,12 +92,14 @@ template <> __host__ __device__ inline bf16_t from_float<bf16_t>(float x) {
   return bf16_t(x);
 #endif
 }
+#endif
 
 // Lanes per wave. Not a compile-time constant (HIP 7 dropped constexpr warpSize; gfx9 runs 64, RDNA 32):
 // size shared arrays with max_wave_size / min_wave_size and loop with wave_size().
 inline constexpr int max_wave_size = 64;
 inline constexpr int min_wave_size = 32;
 inline constexpr int max_waves_per_block = 1024 / min_wave_size;
+#if defined(KBENCH_DEVICE_CODE)
 __device__ inline int wave_size() { return warpSize; }
 
 // Butterfly and downward shuffles across the whole wave; every lane of the wave must take part.
@@ -123,6 +137,7 @@ __device__ inline T wave_max(T value) {
   }
   return value;
 }
+#endif  // KBENCH_DEVICE_CODE
 
 // The name the runtime knows a kernel by, from its host function (mangled; empty when it will not say).
 inline std::string kernel_symbol(const void* host_function, hipStream_t stream) {
@@ -190,7 +205,7 @@ inline long long kernel_dynamic_shared_limit(const hipFuncAttributes& attributes
 // Packed bf16 arithmetic (two lanes per instruction) that kernels can call: NVIDIA's __nv_bfloat162 (native
 // from sm_80). On AMD none here: HIP 5's hip_bfloat16 has no packed type, and gfx9 before gfx950 computes
 // bf16 in its fp32 units (the compute peak of bf16 is then fp32's).
-#if defined(KBENCH_PLATFORM_NVIDIA)
+#if defined(KBENCH_PLATFORM_NVIDIA) && defined(KBENCH_DEVICE_CODE)
 #define KBENCH_HAS_PACKED_BF16_FMA 1
 using bf16x2_t = __nv_bfloat162;
 __device__ inline bf16x2_t packed_fma(bf16x2_t a, bf16x2_t b, bf16x2_t c) { return __hfma2(a, b, c); }
@@ -205,6 +220,7 @@ __device__ inline bf16x2_t packed_bf16(float low, float high) { return __floats2
 // s_memrealtime, at the rate device_wall_tick_rate gives). clock64() counts the SM clock's cycles, one
 // counter per multiprocessor: a rate is read between two stamps of the same multiprocessor
 // (engines/clock_stamps.hpp).
+#if defined(KBENCH_DEVICE_CODE)
 __device__ inline unsigned int multiprocessor_id() {
 #if defined(KBENCH_PLATFORM_NVIDIA)
   unsigned int id = 0;
@@ -226,6 +242,7 @@ __device__ inline unsigned long long device_wall_ticks() {
   return 0;  // a target without the timer (gfx11 and later), or the host pass: no stamp is read
 #endif
 }
+#endif  // KBENCH_DEVICE_CODE
 
 // Ticks per second of device_wall_ticks() on the current device; 0 where the runtime does not say (HIP 5
 // on AMD: the caller measures it against the host's clock).

@@ -31,17 +31,11 @@ struct clock_stamp {
   unsigned long long cycles = 0;  // clock64() of the multiprocessor that wrote it
 };
 
-// The first block to claim `claim` writes the stamp; a closing stamp (`opening_claim` set) only from the
-// multiprocessor that wrote the opening one.
-template <int Unused = 0>
-__global__ void clock_stamp_kernel(clock_stamp* out, unsigned int* claim, const unsigned int* opening_claim) {
-  const unsigned int unit = multiprocessor_id() + 1;  // a claim of 0 is no claim
-  if (opening_claim != nullptr && *opening_claim != unit) return;
-  if (atomicCAS(claim, 0u, unit) != 0u) return;
-  const long long cycles = clock64();
-  out->wall = device_wall_ticks();
-  out->cycles = static_cast<unsigned long long>(cycles);
-}
+// Queues a stamp into `out` by the first of `blocks` one-thread blocks to claim `claim`; a closing stamp
+// (`opening_claim` set) only from the multiprocessor that wrote the opening one. Defined with kbench's small
+// kernels (small_kernels.hpp).
+void launch_clock_stamp(clock_stamp* out, unsigned int* claim, const unsigned int* opening_claim, unsigned int blocks,
+                        hipStream_t stream);
 
 }  // namespace detail
 
@@ -106,9 +100,7 @@ class clock_stamps {
 
   void enqueue(hipStream_t s, int slot, const unsigned int* opening_claim) {
     host_[slot] = detail::clock_stamp{};
-    hipLaunchKernelGGL(detail::clock_stamp_kernel<>, dim3(blocks_), dim3(1), 0, s, device_ + slot, claims() + slot,
-                       opening_claim);
-    KBENCH_HIP_CHECK_LAUNCH();
+    detail::launch_clock_stamp(device_ + slot, claims() + slot, opening_claim, static_cast<unsigned int>(blocks_), s);
   }
 
   [[nodiscard]] double rate(int opening, int closing) const {
@@ -133,8 +125,7 @@ class clock_stamps {
     for (const long long spin_cycles : {1LL << 10, 1LL << 20}) {
       events.record_around(s, [&] {
         o = open(s);
-        hipLaunchKernelGGL(detail::spin_kernel<>, dim3(1), dim3(1), 0, s, spin_cycles);
-        KBENCH_HIP_CHECK_LAUNCH();
+        detail::launch_spin(spin_cycles, 1, 1, s);
         closing = close(s, o);
       });
       events.wait();

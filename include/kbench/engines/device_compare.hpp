@@ -11,11 +11,31 @@
 
 #include "../contract/device_buffer.hpp"
 #include "../contract/hip_check.hpp"
+#include "bias_audit.hpp"
 #include "comparison.hpp"
-#include "device_compare_loop.hpp"
-#include "device_row_sums.hpp"
+#include "tally.hpp"
 
 namespace kbench {
+namespace detail {
+
+inline constexpr int max_device_rules = 4;
+
+// What the comparison's element loop (device_compare_loop.hpp) and the rows' signed sums (device_row_sums.hpp)
+// are, for the code that calls them: declared here, defined there, and instantiated for every element type in
+// the device units of the program's procedure (procedure/device_work.hpp), so that code comparing outputs
+// compiles none of their kernels.
+template <class Word, dtype T>
+struct device_reader;
+template <dtype D>
+using device_reader_of = device_reader<storage_t<D>, D>;
+template <class R>
+element_tally run_compare(const void* actual, const void* expected, std::size_t n, std::uint64_t constant_bits, dtype t,
+                          const tolerance& tol, bool detect_poison, hipStream_t stream);
+template <class R>
+std::vector<signed_sums> run_row_sums(const void* actual, const void* expected, std::size_t size, std::size_t row_length,
+                                      std::uint64_t constant_bits, dtype t, hipStream_t stream);
+
+}  // namespace detail
 
 // Whether the device comparison can apply `tol` (at most 4 allclose-type rules); the host engine can
 // apply any.
@@ -76,34 +96,8 @@ template <class Unused = void>
   return result;
 }
 
-namespace detail {
-
-template <class Word>
-__global__ void count_words_equal(const Word* data, std::size_t n, Word value, unsigned long long* count) {
-  unsigned long long mine = 0;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    mine += data[i] == value;
-  }
-  if (mine) atomicAdd(count, mine);
-}
-
-}  // namespace detail
-
-// How many of `size` elements at `data` (device memory) hold the poison pattern of `t`.
-[[nodiscard]] inline std::size_t count_poison_on_device(const void* data, dtype t, std::size_t size, hipStream_t stream) {
-  unsigned long long* const count = detail::kept_counters();
-  KBENCH_HIP_CHECK(hipMemsetAsync(count, 0, sizeof(unsigned long long), stream));
-  visit_dtype(t, [&](auto d) {
-    using Word = word_t<decltype(d)::value>;
-    hipLaunchKernelGGL(detail::count_words_equal<Word>, dim3(1024), dim3(256), 0, stream, static_cast<const Word*>(data),
-                       size, poison_as<Word>(t), count);
-    KBENCH_HIP_CHECK_LAUNCH();
-  });
-  unsigned long long result = 0;
-  KBENCH_HIP_CHECK(hipMemcpyAsync(&result, count, sizeof result, hipMemcpyDeviceToHost, stream));
-  KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
-  return static_cast<std::size_t>(result);
-}
+// How many of `size` elements at `data` (device memory) hold the poison pattern of `t` (its kernel is one of
+// kbench's small kernels: small_kernels.hpp).
+[[nodiscard]] std::size_t count_poison_on_device(const void* data, dtype t, std::size_t size, hipStream_t stream);
 
 }  // namespace kbench

@@ -15,11 +15,10 @@
 #include "../contract/hip_check.hpp"
 #include "../contract/platform.hpp"
 #include "comparison.hpp"
+#include "device_compare.hpp"
 
 namespace kbench {
 namespace detail {
-
-inline constexpr int max_device_rules = 4;
 
 // The element rules grouped by kind, so that an element meets no switch on the rule's kind: every exact
 // rule is one flag, every ulp rule one bound (the smallest), the within rules a short list.
@@ -338,8 +337,6 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
   if (threadIdx.x == 0) partials[blockIdx.x] = shared[0];
 }
 
-template <dtype D>
-using device_reader_of = device_reader<storage_t<D>, D>;
 
 template <class R>
 element_tally run_compare(const void* actual, const void* expected, std::size_t n, std::uint64_t constant_bits,

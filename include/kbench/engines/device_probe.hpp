@@ -112,9 +112,8 @@ inline const gpu_info& gpu(int device) {
   KBENCH_HIP_CHECK(hipDeviceGetAttribute(&multiprocessors, hipDeviceAttributeMultiprocessorCount, device));
   auto* words = static_cast<const uint4*>(source.data());
   const std::vector<double> reads = event_pair_samples(s.get(), 25, 5, [] {}, [&] {
-    hipLaunchKernelGGL(detail::flush_kernel<>, dim3(static_cast<unsigned int>(8 * multiprocessors)), dim3(256), 0, s.get(),
-                       words, bytes / 16 - 1, static_cast<unsigned int*>(destination.data()));
-    KBENCH_HIP_CHECK_LAUNCH();
+    detail::launch_flush(words, bytes / 16 - 1, static_cast<unsigned int*>(destination.data()),
+                         static_cast<unsigned int>(8 * multiprocessors), s.get());
   });
   c.read_bytes_per_second = static_cast<double>(bytes - 16) / summarize(reads).median;
   return c;

@@ -19,23 +19,15 @@ namespace detail {
 inline constexpr unsigned char guard_byte = 0xB7;
 inline constexpr std::size_t guard_bytes = 64 * 1024;  // each side; catches overruns of up to a large row
 
-// Fills `count` elements of type Word with `value`. kbench's own kernel rather than hipMemsetD16/D32,
-// which map to the CUDA driver API on the NVIDIA platform: the runtime API alone keeps programs
-// startable on machines without a driver, where they must report "skipped".
-template <class Word>
-__global__ void fill_words(Word* data, std::size_t count, Word value) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    data[i] = value;
-  }
-}
+// Fills `count` words of `word_bytes` (2, 4 or 8) with `value`: kbench's own kernel rather than
+// hipMemsetD16/D32, which map to the CUDA driver API on the NVIDIA platform: the runtime API alone keeps
+// programs startable on machines without a driver, where they must report "skipped". (This function and the
+// others below that launch a kernel are defined with kbench's small kernels: small_kernels.hpp.)
+void fill_words_on_device(void* data, std::size_t count, std::size_t word_bytes, std::uint64_t value, hipStream_t stream);
 
 template <class Word>
 void launch_fill_words(void* data, std::size_t count, Word value, hipStream_t stream) {
-  if (count == 0) return;
-  const auto blocks = static_cast<unsigned int>(std::min<std::size_t>((count + 255) / 256, 4096));
-  hipLaunchKernelGGL(fill_words<Word>, dim3(blocks), dim3(256), 0, stream, static_cast<Word*>(data), count, value);
-  KBENCH_HIP_CHECK_LAUNCH();
+  fill_words_on_device(data, count, sizeof(Word), static_cast<std::uint64_t>(value), stream);
 }
 
 // Writes the poison pattern of `type` over `size` elements.
@@ -101,57 +93,12 @@ class guarded_output {
   std::size_t bytes_ = 0;
 };
 
-// A template so that the header can be included by several translation units of one program.
-template <class Word>
-__global__ void count_changed_words(const Word* a, const Word* b, std::size_t words,
-                                           unsigned long long* changed, unsigned long long* first) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < words;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    if (a[i] != b[i]) {
-      atomicAdd(changed, 1ull);
-      atomicMin(first, static_cast<unsigned long long>(i));
-    }
-  }
-}
-
-inline constexpr unsigned int fingerprint_threads = 256;
-
-// An order-independent 64-bit fingerprint of `words` 4-byte words: a sum of hashed (word, index) pairs,
-// so one changed word changes it (but for a 2^-64 chance), whatever the grid. Each block adds its sum
-// once: an atomic per thread on one address would serialise a million of them (about 1 ms on an H200).
-// `key` keys the hash: under a key drawn at random and never shown, no one can make other words whose sum
-// is the same on purpose.
-template <int Unused = 0>
-__global__ void fingerprint_kernel(const std::uint32_t* words, std::size_t count, unsigned long long* sum,
-                                   unsigned long long key) {
-  __shared__ unsigned long long partial[fingerprint_threads];
-  unsigned long long mine = 0;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    unsigned long long z = (static_cast<unsigned long long>(words[i]) << 32 ^ i ^ key) + 0x9E3779B97F4A7C15ull;  // splitmix64
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    mine += z ^ (z >> 31);
-  }
-  partial[threadIdx.x] = mine;
-  __syncthreads();
-  for (unsigned int width = fingerprint_threads / 2; width > 0; width /= 2) {
-    if (threadIdx.x < width) partial[threadIdx.x] += partial[threadIdx.x + width];
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) atomicAdd(sum, partial[0]);
-}
-
 // Adds the fingerprint of `bytes` (a multiple of 4) of device memory, under `key`, to the device counter
-// `sum`, without waiting: fingerprints add, so two sums over the same draws agree unless a word changed.
-inline void add_fingerprint(const void* data, std::size_t bytes, unsigned long long* sum, hipStream_t stream,
-                            std::uint64_t key = 0) {
-  const std::size_t words = bytes / 4;
-  const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>((words + 255) / 256, 1, 4096));
-  hipLaunchKernelGGL(fingerprint_kernel<>, dim3(blocks), dim3(fingerprint_threads), 0, stream, static_cast<const std::uint32_t*>(data),
-                     words, sum, static_cast<unsigned long long>(key));
-  KBENCH_HIP_CHECK_LAUNCH();
-}
+// `sum`, without waiting: fingerprints add, so two sums over the same draws agree unless a word changed. The
+// fingerprint is an order-independent sum of hashed (word, index) pairs under the key: one changed word
+// changes it (but for a 2^-64 chance), and under a key drawn at random and never shown, no one can make other
+// words whose sum is the same on purpose.
+void add_fingerprint(const void* data, std::size_t bytes, unsigned long long* sum, hipStream_t stream, std::uint64_t key = 0);
 
 // The fingerprint of `bytes` (a multiple of 4) of device memory under `key`, with `counter` (a device word)
 // to sum it in; waits for `stream`.
@@ -167,23 +114,8 @@ inline void add_fingerprint(const void* data, std::size_t bytes, unsigned long l
 
 // How many 4-byte words differ between `a` and `b` (`bytes`, a multiple of 4, of device memory), and the
 // byte offset of the first (0 when none); synchronises `stream`.
-[[nodiscard]] inline std::size_t count_differing_words(const void* a, const void* b, std::size_t bytes,
-                                                       hipStream_t stream, std::size_t& first_byte) {
-  unsigned long long* const counters = kept_counters();
-  const unsigned long long init[2] = {0ull, ~0ull};
-  KBENCH_HIP_CHECK(hipMemcpyAsync(counters, init, sizeof init, hipMemcpyHostToDevice, stream));
-  const std::size_t words = bytes / 4;
-  const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>((words + 255) / 256, 1, 4096));
-  hipLaunchKernelGGL(count_changed_words<std::uint32_t>, dim3(blocks), dim3(256), 0, stream,
-                     static_cast<const std::uint32_t*>(a), static_cast<const std::uint32_t*>(b), words, counters,
-                     counters + 1);
-  KBENCH_HIP_CHECK_LAUNCH();
-  unsigned long long result[2];
-  KBENCH_HIP_CHECK(hipMemcpyAsync(result, counters, sizeof result, hipMemcpyDeviceToHost, stream));
-  KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
-  first_byte = result[0] ? static_cast<std::size_t>(result[1]) * 4 : 0;
-  return static_cast<std::size_t>(result[0]);
-}
+[[nodiscard]] std::size_t count_differing_words(const void* a, const void* b, std::size_t bytes, hipStream_t stream,
+                                                std::size_t& first_byte);
 
 // An input buffer and its pristine copy, to prove that no launch changed it.
 class checked_input {

@@ -20,17 +20,10 @@
 namespace kbench {
 namespace detail {
 
-template <int Unused = 0>
-__global__ void gate_kernel(const volatile unsigned int* opened, unsigned int ticket, long long timeout_cycles,
-                            volatile unsigned int* timed_out) {
-  const long long start = clock64();
-  while (*opened < ticket) {
-    if (clock64() - start > timeout_cycles) {
-      *timed_out = 1;
-      return;
-    }
-  }
-}
+// Queues a kernel that waits until `*opened` (host memory the device sees) reaches `ticket`, or sets
+// `*timed_out` after `timeout_cycles` of clock64(); defined with kbench's small kernels (small_kernels.hpp).
+void launch_gate_wait(const unsigned int* opened, unsigned int ticket, long long timeout_cycles, unsigned int* timed_out,
+                      hipStream_t stream);
 
 }  // namespace detail
 
@@ -72,9 +65,7 @@ class launch_gate {
  private:
   void close(hipStream_t s) {
     ++ticket_;
-    hipLaunchKernelGGL(detail::gate_kernel<>, dim3(1), dim3(1), 0, s, device_words_, ticket_, timeout_cycles_,
-                       device_words_ + 1);
-    KBENCH_HIP_CHECK_LAUNCH();
+    detail::launch_gate_wait(device_words_, ticket_, timeout_cycles_, device_words_ + 1, s);
   }
   void open() { __atomic_store_n(&words_[0], ticket_, __ATOMIC_RELEASE); }
 

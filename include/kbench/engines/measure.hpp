@@ -34,27 +34,14 @@
 namespace kbench {
 namespace detail {
 
-template <int Unused = 0>
-__global__ void spin_kernel(long long cycles) {
-  const long long start = clock64();
-  while (clock64() - start < cycles) {
-  }
-}
-
-template <int Unused = 0>
-__global__ void empty_kernel() {}
-
-// Reads every 16 bytes of `data`; the sink write (practically never taken) keeps the reads alive.
-template <int Unused = 0>
-__global__ void flush_kernel(const uint4* data, std::size_t count, unsigned int* sink) {
-  unsigned int folded = 0;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const uint4 v = data[i];
-    folded ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  if (folded == 0x9E3779B9u) *sink = folded;
-}
+// kbench's small kernels that timing queues, defined in small_kernels.hpp: a spin of `cycles` of clock64()
+// in each of `blocks` x `threads`; an empty kernel; a read of `count` 16-byte words from `data` over `blocks`
+// blocks (the sink write, practically never taken, keeps the reads alive); and how many spinning blocks of
+// `threads` fit on one multiprocessor (0 where the runtime will not say).
+void launch_spin(long long cycles, unsigned int blocks, unsigned int threads, hipStream_t stream);
+void launch_empty(hipStream_t stream);
+void launch_flush(const void* data, std::size_t count, unsigned int* sink, unsigned int blocks, hipStream_t stream);
+[[nodiscard]] int spin_blocks_per_multiprocessor(int threads);
 
 }  // namespace detail
 
@@ -70,13 +57,9 @@ class cache_flush {
     KBENCH_HIP_CHECK(reset_persisting_l2());  // lines a kernel made persisting would survive the read
     auto* words = static_cast<const uint4*>(memory_.data());
     const std::size_t count = memory_.bytes() / 16 - 1;  // the last 16 bytes are the sink
-    hipLaunchKernelGGL(detail::flush_kernel<>, dim3(static_cast<unsigned int>(blocks_)), dim3(256), 0, s, words, count,
-                       reinterpret_cast<unsigned int*>(const_cast<uint4*>(words) + count));
-    KBENCH_HIP_CHECK_LAUNCH();
-    for (int i = 0; i < 4; ++i) {
-      hipLaunchKernelGGL(detail::empty_kernel<>, dim3(1), dim3(1), 0, s);
-      KBENCH_HIP_CHECK_LAUNCH();
-    }
+    detail::launch_flush(words, count, reinterpret_cast<unsigned int*>(const_cast<uint4*>(words) + count),
+                         static_cast<unsigned int>(blocks_), s);
+    for (int i = 0; i < 4; ++i) detail::launch_empty(s);
   }
   [[nodiscard]] std::size_t bytes() const { return memory_.bytes(); }
   // The size it was made for (bytes() adds the sink): a flush of the same size is made from this.
@@ -95,8 +78,7 @@ class spinner {
   explicit spinner(hipStream_t s) {
     constexpr long long probe_cycles = 1 << 20;
     const double seconds = event_pair_samples(s, 2, 1, [] {}, [&] {  // the first launch loads the code
-      hipLaunchKernelGGL(detail::spin_kernel<>, dim3(1), dim3(1), 0, s, probe_cycles);
-      KBENCH_HIP_CHECK_LAUNCH();
+      detail::launch_spin(probe_cycles, 1, 1, s);
     }).front();
     cycles_per_second_ = seconds > 0 ? static_cast<double>(probe_cycles) / seconds : 1e9;
   }
@@ -107,8 +89,7 @@ class spinner {
   // the device's issue slots (the correctness run's reruns under load, correctness_run.hpp).
   void enqueue_wide(hipStream_t s, double seconds, unsigned int blocks, unsigned int threads) const {
     const auto cycles = static_cast<long long>(seconds * cycles_per_second_);
-    hipLaunchKernelGGL(detail::spin_kernel<>, dim3(blocks), dim3(threads), 0, s, cycles);
-    KBENCH_HIP_CHECK_LAUNCH();
+    detail::launch_spin(cycles, blocks, threads, s);
   }
 
  private:
@@ -213,10 +194,7 @@ launch_host_time launch_host_times(Prepare&& prepare, Launch&& launch) {
     std::sort(samples.begin(), samples.end());
     return samples[samples.size() / 2];
   };
-  auto empty = [&] {
-    hipLaunchKernelGGL(detail::empty_kernel<>, dim3(1), dim3(1), 0, s.get());
-    KBENCH_HIP_CHECK_LAUNCH();
-  };
+  auto empty = [&] { detail::launch_empty(s.get()); };
   timer_floor f;
   f.events_only = median_of([] {}, 1.0);
   f.empty_kernel = median_of(empty, 1.0);

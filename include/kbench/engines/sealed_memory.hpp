@@ -22,21 +22,12 @@
 namespace kbench {
 namespace detail {
 
-template <int Unused = 0>
-__global__ void seal_kernel(std::uint32_t* words, std::size_t count, std::uint64_t key) {
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    words[i] ^= static_cast<std::uint32_t>(mix_seed(key ^ i));
-  }
-}
-
-// Sets the fingerprint counters to the canary: a kernel, so that sealing waits for nothing (between the two
-// sides of a timed sample the stream is held behind a gate, and a wait there would never end).
-template <int Unused = 0>
-__global__ void canary_kernel(unsigned long long* counters, unsigned long long canary) {
-  counters[0] = canary;
-  counters[1] = canary;
-}
+// Each of `words` words at `data` XOR the key stream of `key` (sealing and unsealing are the same), and the two
+// fingerprint counters set to `canary`: a kernel, so that sealing waits for nothing (between the two sides of
+// a timed sample the stream is held behind a gate, and a wait there would never end). Both queued on
+// `stream`; defined with kbench's small kernels (small_kernels.hpp).
+void xor_key_stream_on_device(void* data, std::size_t words, std::uint64_t key, hipStream_t stream);
+void set_canary_on_device(unsigned long long* counters, unsigned long long canary, hipStream_t stream);
 
 // Device memory to seal (`bytes` from `data`, on the current device, its work on `stream`): whole words, so
 // a span that ends inside a word takes the whole word, which reaches into the guard after an output;
@@ -64,8 +55,7 @@ class sealed_memory {
   void seal() {
     key_ = entropy_word();
     const std::uint64_t canary = entropy_word();
-    hipLaunchKernelGGL(canary_kernel<>, dim3(1), dim3(1), 0, stream_, counters_, static_cast<unsigned long long>(canary));
-    KBENCH_HIP_CHECK_LAUNCH();
+    set_canary_on_device(counters_, static_cast<unsigned long long>(canary), stream_);
     xor_key_stream();
     add_fingerprint(data_, words_ * 4, counters_, stream_);
     sealed_ = true;
@@ -84,12 +74,7 @@ class sealed_memory {
   }
 
  private:
-  void xor_key_stream() const {
-    if (words_ == 0) return;
-    const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>((words_ + 255) / 256, 1, 4096));
-    hipLaunchKernelGGL(seal_kernel<>, dim3(blocks), dim3(256), 0, stream_, static_cast<std::uint32_t*>(data_), words_, key_);
-    KBENCH_HIP_CHECK_LAUNCH();
-  }
+  void xor_key_stream() const { xor_key_stream_on_device(data_, words_, key_, stream_); }
 
   void* data_;
   std::size_t words_;

@@ -2,6 +2,8 @@
 // compiled in one translation unit of the program's procedure (device_work.hpp says why).
 #pragma once
 
+#include "../engines/device_compare_loop.hpp"
+#include "../engines/device_row_sums.hpp"
 #include "device_work.hpp"
 
 namespace kbench {

@@ -2,6 +2,7 @@
 // translation unit of the program's procedure (device_work.hpp says why).
 #pragma once
 
+#include "../engines/device_compare_loop.hpp"
 #include "device_work.hpp"
 
 namespace kbench {

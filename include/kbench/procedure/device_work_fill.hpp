@@ -3,8 +3,8 @@
 #pragma once
 
 #include "device_work.hpp"
+#include "perturb_kernels.hpp"
 #include "random_kernels.hpp"
-#include "tolerance_probe.hpp"
 
 namespace kbench {
 

@@ -54,12 +54,8 @@ template <class Prepare, class Launch>
   device_loads load(devices);
   // As many blocks of 256 spinning threads on each compute unit as fit there (8 on gfx9 and on NVIDIA since
   // Volta: every thread slot), so that no block of another stream starts before the load ends.
-  int fit = 0;
-  if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&fit, reinterpret_cast<const void*>(spin_kernel<0>), 256, 0) != hipSuccess ||
-      fit < 1) {
-    (void)hipGetLastError();
-    fit = 8;
-  }
+  int fit = spin_blocks_per_multiprocessor(256);
+  if (fit < 1) fit = 8;
   std::vector<double> calls;
   for (int i = 0; i < saturated_calls; ++i) {
     prepare();

@@ -1,0 +1,249 @@
+// kbench/engines/small_kernels.hpp: kbench's own small kernels (poison, fingerprints, changed words, seals,
+// the launch gate, spins, cache flushes, clock stamps) and the functions that launch them. The engines
+// declare those functions; they are defined here, in one device unit of each program
+// (procedure/device_ceilings_definitions.hpp), so that the stages of the procedure, which hold no kernel of
+// their own, compile as plain C++ without the GPU compiler's passes.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "../contract/hip_check.hpp"
+#include "../contract/platform.hpp"
+#include "clock_stamps.hpp"
+#include "device_compare.hpp"
+#include "integrity.hpp"
+#include "launch_gate.hpp"
+#include "measure.hpp"
+#include "sealed_memory.hpp"
+
+namespace kbench {
+namespace detail {
+
+// Blocks for a grid-stride loop over `items`: one per 256, at least 1, at most `most`.
+inline unsigned int grid_for(std::size_t items, std::size_t most = 4096) {
+  return static_cast<unsigned int>(std::clamp<std::size_t>((items + 255) / 256, 1, most));
+}
+
+template <class Word>
+__global__ void fill_words(Word* data, std::size_t count, Word value) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    data[i] = value;
+  }
+}
+
+void fill_words_on_device(void* data, std::size_t count, std::size_t word_bytes, std::uint64_t value, hipStream_t stream) {
+  if (count == 0) return;
+  const unsigned int blocks = grid_for(count);
+  switch (word_bytes) {
+    case 2:
+      hipLaunchKernelGGL(fill_words<std::uint16_t>, dim3(blocks), dim3(256), 0, stream, static_cast<std::uint16_t*>(data),
+                         count, static_cast<std::uint16_t>(value));
+      break;
+    case 4:
+      hipLaunchKernelGGL(fill_words<std::uint32_t>, dim3(blocks), dim3(256), 0, stream, static_cast<std::uint32_t*>(data),
+                         count, static_cast<std::uint32_t>(value));
+      break;
+    case 8:
+      hipLaunchKernelGGL(fill_words<std::uint64_t>, dim3(blocks), dim3(256), 0, stream, static_cast<std::uint64_t*>(data),
+                         count, static_cast<std::uint64_t>(value));
+      break;
+    default: throw usage_error("fill_words_on_device: words of 2, 4 or 8 bytes, not " + std::to_string(word_bytes));
+  }
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+__global__ void count_changed_words(const std::uint32_t* a, const std::uint32_t* b, std::size_t words,
+                                    unsigned long long* changed, unsigned long long* first) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < words;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    if (a[i] != b[i]) {
+      atomicAdd(changed, 1ull);
+      atomicMin(first, static_cast<unsigned long long>(i));
+    }
+  }
+}
+
+std::size_t count_differing_words(const void* a, const void* b, std::size_t bytes, hipStream_t stream,
+                                  std::size_t& first_byte) {
+  unsigned long long* const counters = kept_counters();
+  const unsigned long long init[2] = {0ull, ~0ull};
+  KBENCH_HIP_CHECK(hipMemcpyAsync(counters, init, sizeof init, hipMemcpyHostToDevice, stream));
+  const std::size_t words = bytes / 4;
+  hipLaunchKernelGGL(count_changed_words, dim3(grid_for(words)), dim3(256), 0, stream, static_cast<const std::uint32_t*>(a),
+                     static_cast<const std::uint32_t*>(b), words, counters, counters + 1);
+  KBENCH_HIP_CHECK_LAUNCH();
+  unsigned long long result[2];
+  KBENCH_HIP_CHECK(hipMemcpyAsync(result, counters, sizeof result, hipMemcpyDeviceToHost, stream));
+  KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
+  first_byte = result[0] ? static_cast<std::size_t>(result[1]) * 4 : 0;
+  return static_cast<std::size_t>(result[0]);
+}
+
+inline constexpr unsigned int fingerprint_threads = 256;
+
+// An order-independent 64-bit fingerprint of `count` 4-byte words: a sum of hashed (word, index) pairs, so
+// one changed word changes it (but for a 2^-64 chance), whatever the grid. Each block adds its sum once: an
+// atomic per thread on one address would serialise a million of them (about 1 ms on an H200). `key` keys the
+// hash: under a key drawn at random and never shown, no one can make other words whose sum is the same on
+// purpose.
+__global__ void fingerprint_kernel(const std::uint32_t* words, std::size_t count, unsigned long long* sum,
+                                   unsigned long long key) {
+  __shared__ unsigned long long partial[fingerprint_threads];
+  unsigned long long mine = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    unsigned long long z = (static_cast<unsigned long long>(words[i]) << 32 ^ i ^ key) + 0x9E3779B97F4A7C15ull;  // splitmix64
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    mine += z ^ (z >> 31);
+  }
+  partial[threadIdx.x] = mine;
+  __syncthreads();
+  for (unsigned int width = fingerprint_threads / 2; width > 0; width /= 2) {
+    if (threadIdx.x < width) partial[threadIdx.x] += partial[threadIdx.x + width];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) atomicAdd(sum, partial[0]);
+}
+
+void add_fingerprint(const void* data, std::size_t bytes, unsigned long long* sum, hipStream_t stream, std::uint64_t key) {
+  const std::size_t words = bytes / 4;
+  hipLaunchKernelGGL(fingerprint_kernel, dim3(grid_for(words)), dim3(fingerprint_threads), 0, stream,
+                     static_cast<const std::uint32_t*>(data), words, sum, static_cast<unsigned long long>(key));
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+template <class Word>
+__global__ void count_words_equal(const Word* data, std::size_t n, Word value, unsigned long long* count) {
+  unsigned long long mine = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    mine += data[i] == value;
+  }
+  if (mine) atomicAdd(count, mine);
+}
+
+}  // namespace detail
+
+std::size_t count_poison_on_device(const void* data, dtype t, std::size_t size, hipStream_t stream) {
+  unsigned long long* const count = detail::kept_counters();
+  KBENCH_HIP_CHECK(hipMemsetAsync(count, 0, sizeof(unsigned long long), stream));
+  visit_dtype(t, [&](auto d) {
+    using Word = word_t<decltype(d)::value>;
+    hipLaunchKernelGGL(detail::count_words_equal<Word>, dim3(1024), dim3(256), 0, stream, static_cast<const Word*>(data),
+                       size, poison_as<Word>(t), count);
+    KBENCH_HIP_CHECK_LAUNCH();
+  });
+  unsigned long long result = 0;
+  KBENCH_HIP_CHECK(hipMemcpyAsync(&result, count, sizeof result, hipMemcpyDeviceToHost, stream));
+  KBENCH_HIP_CHECK(hipStreamSynchronize(stream));
+  return static_cast<std::size_t>(result);
+}
+
+namespace detail {
+
+__global__ void seal_kernel(std::uint32_t* words, std::size_t count, std::uint64_t key) {
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    words[i] ^= static_cast<std::uint32_t>(mix_seed(key ^ i));
+  }
+}
+
+void xor_key_stream_on_device(void* data, std::size_t words, std::uint64_t key, hipStream_t stream) {
+  if (words == 0) return;
+  hipLaunchKernelGGL(seal_kernel, dim3(grid_for(words)), dim3(256), 0, stream, static_cast<std::uint32_t*>(data), words, key);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+__global__ void canary_kernel(unsigned long long* counters, unsigned long long canary) {
+  counters[0] = canary;
+  counters[1] = canary;
+}
+
+void set_canary_on_device(unsigned long long* counters, unsigned long long canary, hipStream_t stream) {
+  hipLaunchKernelGGL(canary_kernel, dim3(1), dim3(1), 0, stream, counters, canary);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+__global__ void gate_kernel(const volatile unsigned int* opened, unsigned int ticket, long long timeout_cycles,
+                            volatile unsigned int* timed_out) {
+  const long long start = clock64();
+  while (*opened < ticket) {
+    if (clock64() - start > timeout_cycles) {
+      *timed_out = 1;
+      return;
+    }
+  }
+}
+
+void launch_gate_wait(const unsigned int* opened, unsigned int ticket, long long timeout_cycles, unsigned int* timed_out,
+                      hipStream_t stream) {
+  hipLaunchKernelGGL(gate_kernel, dim3(1), dim3(1), 0, stream, opened, ticket, timeout_cycles, timed_out);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+__global__ void spin_kernel(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+void launch_spin(long long cycles, unsigned int blocks, unsigned int threads, hipStream_t stream) {
+  hipLaunchKernelGGL(spin_kernel, dim3(blocks), dim3(threads), 0, stream, cycles);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+int spin_blocks_per_multiprocessor(int threads) {
+  int fit = 0;
+  if (hipOccupancyMaxActiveBlocksPerMultiprocessor(&fit, reinterpret_cast<const void*>(spin_kernel), threads, 0) != hipSuccess) {
+    (void)hipGetLastError();
+    return 0;
+  }
+  return fit;
+}
+
+__global__ void empty_kernel() {}
+
+void launch_empty(hipStream_t stream) {
+  hipLaunchKernelGGL(empty_kernel, dim3(1), dim3(1), 0, stream);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+// Reads every 16 bytes of `data`; the sink write (practically never taken) keeps the reads alive.
+__global__ void flush_kernel(const uint4* data, std::size_t count, unsigned int* sink) {
+  unsigned int folded = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    const uint4 v = data[i];
+    folded ^= v.x ^ v.y ^ v.z ^ v.w;
+  }
+  if (folded == 0x9E3779B9u) *sink = folded;
+}
+
+void launch_flush(const void* data, std::size_t count, unsigned int* sink, unsigned int blocks, hipStream_t stream) {
+  hipLaunchKernelGGL(flush_kernel, dim3(blocks), dim3(256), 0, stream, static_cast<const uint4*>(data), count, sink);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+// The first block to claim `claim` writes the stamp; a closing stamp (`opening_claim` set) only from the
+// multiprocessor that wrote the opening one.
+__global__ void clock_stamp_kernel(clock_stamp* out, unsigned int* claim, const unsigned int* opening_claim) {
+  const unsigned int unit = multiprocessor_id() + 1;  // a claim of 0 is no claim
+  if (opening_claim != nullptr && *opening_claim != unit) return;
+  if (atomicCAS(claim, 0u, unit) != 0u) return;
+  const long long cycles = clock64();
+  out->wall = device_wall_ticks();
+  out->cycles = static_cast<unsigned long long>(cycles);
+}
+
+void launch_clock_stamp(clock_stamp* out, unsigned int* claim, const unsigned int* opening_claim, unsigned int blocks,
+                        hipStream_t stream) {
+  hipLaunchKernelGGL(clock_stamp_kernel, dim3(blocks), dim3(1), 0, stream, out, claim, opening_claim);
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
+}  // namespace detail
+}  // namespace kbench
