@@ -450,8 +450,9 @@ endfunction()
 #                     perturbation: procedure/device_work.hpp); and the host comparison engine, plain C++ for
 #                     the host compiler (no GPU code in it: the GPU compiler's front ends cost it 2 s more on
 #                     NVIDIA)
-#   kbench_main       main(), the Catch2 and Google Benchmark adapters, the reports, the options and the
-#                     JSON file: plain C++ through the host compiler, one translation unit each
+#   kbench_main       main(), the Catch2 and Google Benchmark adapters, `<program> resources`, the reports,
+#                     the options and the JSON file: plain C++ through the host compiler, one translation
+#                     unit each
 function(_kbench_main_target out_var)
   if(NOT TARGET kbench_main)
     find_package(Catch2 REQUIRED)
@@ -496,10 +497,12 @@ function(_kbench_main_target out_var)
                      "#include <kbench/program/catch2_adapter.hpp>")
     _kbench_generate("${_dir}/kbench_perf_mode.cpp" "`<program> perf`, the Google Benchmark adapter"
                      "#include <kbench/program/benchmark_adapter.hpp>")
+    _kbench_generate("${_dir}/kbench_resources_mode.cpp" "`<program> resources`, and the build's figures of the census"
+                     "#include <kbench/program/resources_mode.hpp>")
     set(_gpu_sources "${_dir}/kbench_device_ceilings.hip" "${_dir}/kbench_device_compare_floating.hip"
                      "${_dir}/kbench_device_compare_integers.hip" "${_dir}/kbench_device_draw_perturb.hip")
     set(_host_sources "${_dir}/kbench_program_main.cpp" "${_dir}/kbench_correctness_mode.cpp"
-                      "${_dir}/kbench_perf_mode.cpp")
+                      "${_dir}/kbench_perf_mode.cpp" "${_dir}/kbench_resources_mode.cpp")
 
     add_library(kbench_procedure STATIC ${_stage_sources} ${_gpu_sources} "${_dir}/kbench_host_comparison.cpp")
     kbench_gpu_sources(${_gpu_sources})

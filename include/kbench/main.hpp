@@ -2,8 +2,8 @@
 // build without kbench.cmake. Include it in exactly one GPU source of the program. kbench_add_kernel_test
 // instead compiles the same parts as separate translation units, once per project: the procedure with
 // the GPU compiler (procedure/procedure_impl.hpp, and its device work: procedure/device_work_*.hpp), the rest as
-// plain C++ (program_main, catch2_adapter and benchmark_adapter, all in detail/), so that they build in
-// parallel.
+// plain C++ (program_main, catch2_adapter, benchmark_adapter and resources_mode, all in detail/), so that
+// they build in parallel.
 #pragma once
 
 #include "procedure/device_ceilings_definitions.hpp"
@@ -18,5 +18,6 @@
 #include "program/benchmark_adapter.hpp"
 #include "program/catch2_adapter.hpp"
 #include "program/program_main.hpp"
+#include "program/resources_mode.hpp"
 
 int main(int argc, char** argv) { return kbench::run_main(argc, argv); }

@@ -227,13 +227,18 @@ inline std::vector<char*> argv_for(const char* program, std::vector<std::string>
 // the results files): failures first, then a run in which nothing ran, then skips.
 int run_correctness(program_run& run, const char* program, run_options& options);
 int run_perf(program_run& run, const char* program, run_options& options);
+int run_resources_mode(program_run& run, const char* program, const run_options& options);
 int finish(program_run& run, const char* program, const run_options& options, int framework_status);
 // The build's figures, which the census shows beside the runtime's (resource_listing.hpp), defined with
-// `<program> resources`, so that the perf adapter's translation unit does not compile the code-object
-// reader too (4 s of g++). The program is read once, by the first call of built_resources(): the modes that
+// `<program> resources` in a translation unit of its own (resources_mode.hpp), so that neither main()'s nor
+// the perf adapter's compiles the code-object reader too (4 s of g++ each). The program is read once, by the first call of built_resources(): the modes that
 // take a census call it before their first case, so that no case's wall time holds it; a code object file
 // that a case declares is read at the first call after (a file of a few KiB).
 const built_listing& built_resources();
+// Kernels launched by name are checked against the parameters their file records where the platform cannot
+// read them from the loaded code object (AMD): the reader of those records, installed (resources_mode.hpp,
+// beside the other readers of code object files).
+void read_arguments_from_files();
 
 }  // namespace detail
 

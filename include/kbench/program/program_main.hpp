@@ -38,7 +38,6 @@
 #include "../version.hpp"
 #include "case_lifecycle.hpp"
 #include "program.hpp"
-#include "resource_listing.hpp"
 #include "supervisor.hpp"
 
 namespace kbench {
@@ -262,7 +261,7 @@ inline int run_program(program_run& run, int argc, char** argv, bool supervised)
       case run_mode::perf: return run_perf(run, argv[0], options);
       case run_mode::census: return run_census(run, argv[0], options);
       case run_mode::list: return run_list(run, options);
-      case run_mode::resources: return run_resources(run, argv[0], options);
+      case run_mode::resources: return run_resources_mode(run, argv[0], options);
     }
   } catch (const usage_error& e) {
     std::fprintf(stderr, "kbench: %s\n", e.what());
@@ -279,9 +278,7 @@ inline int run_program(program_run& run, int argc, char** argv, bool supervised)
 int run_main(int argc, char** argv) {
   // Before anything runs: a supervised child takes its channel out of the environment.
   const detail::completion_channel& channel = detail::child_channel();
-  // Kernels launched by name are checked against the parameters their file records where the platform
-  // cannot read them from the loaded code object (AMD).
-  detail::file_argument_reader() = &detail::recorded_arguments;
+  detail::read_arguments_from_files();
   detail::program_run run;  // the run's results, owned here: every mode is handed them
   if (channel.supervised()) run.case_writers.add<detail::parent_record_sender>();
   const int status = detail::run_program(run, argc, argv, channel.supervised());

@@ -9,10 +9,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdio>
-#include <deque>
 #include <exception>
 #include <fstream>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -173,30 +171,6 @@ struct declared_bound {
     l.problem = e.what();
   }
   return l;
-}
-
-// The program's own device code, read once, and each code object file the cases declared so far, read once
-// at the first call after a case declared it (declared in program.hpp): every kernel of every target, or
-// why one could not be read. A listing once returned never changes: a file declared later makes a new one.
-const built_listing& built_resources() {
-  static std::mutex mutex;
-  static std::deque<built_listing> listings;  // a deque: a listing handed out stays where it is
-  const std::lock_guard<std::mutex> lock(mutex);
-  const std::vector<std::string> paths = code_object_files::instance().paths();
-  if (!listings.empty() && listings.back().code_objects.size() == paths.size()) return listings.back();
-  built_listing l;
-  if (listings.empty()) {
-    try {
-      l.kernels = read_kernel_resources("/proc/self/exe");
-    } catch (const std::exception& e) {
-      l.problem = e.what();
-    }
-  } else {
-    l = listings.back();
-  }
-  for (std::size_t i = l.code_objects.size(); i < paths.size(); ++i) l.code_objects.push_back(code_object_resources(paths[i]));
-  listings.push_back(std::move(l));
-  return listings.back();
 }
 
 // `<program> resources [--json <path>]`: the table, the JSON where asked, then the bounds: 1 when one is
