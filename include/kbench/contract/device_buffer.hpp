@@ -94,9 +94,11 @@ namespace detail {
   static std::vector<device_buffer<unsigned long long>> by_device;
   int device = 0;
   KBENCH_HIP_CHECK(hipGetDevice(&device));
-  if (by_device.size() <= static_cast<std::size_t>(device)) by_device.resize(static_cast<std::size_t>(device) + 1);
-  if (!by_device[static_cast<std::size_t>(device)].data()) by_device[static_cast<std::size_t>(device)] = device_buffer<unsigned long long>(2);
-  return by_device[static_cast<std::size_t>(device)].data();
+  const auto ordinal = static_cast<std::size_t>(device);
+  if (by_device.size() <= ordinal) by_device.resize(ordinal + 1);
+  device_buffer<unsigned long long>& words = by_device[ordinal];
+  if (!words.data()) words = device_buffer<unsigned long long>(2);
+  return words.data();
 }
 
 }  // namespace detail

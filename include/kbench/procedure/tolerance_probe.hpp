@@ -13,9 +13,9 @@
 
 #include <fmt/format.h>
 
+#include "../detail/host_device.hpp"
 #include "../engines/comparison.hpp"
 #include "../engines/device_compare.hpp"
-#include "../detail/host_device.hpp"
 #include "../engines/random.hpp"
 #include "case_buffers.hpp"
 #include "host_comparison.hpp"
@@ -29,7 +29,7 @@ namespace detail {
 // its bound), at least a quarter of the value plus one so rounding to the dtype cannot undo it; with only
 // aggregate rules, far enough to outweigh the whole output (`aggregate`).
 KBENCH_HOST_DEVICE inline double perturbation(double e, const element_rule* rules, int rule_count, int mantissa_bits,
-                                               double aggregate) {
+                                              double aggregate) {
   double delta = rule_count == 0 ? aggregate : 0.0;
   for (int k = 0; k < rule_count; ++k) {
     double bound = rules[k].atol + rules[k].rtol * fabs(e);

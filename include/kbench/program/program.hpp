@@ -231,9 +231,10 @@ int run_resources_mode(program_run& run, const char* program, const run_options&
 int finish(program_run& run, const char* program, const run_options& options, int framework_status);
 // The build's figures, which the census shows beside the runtime's (resource_listing.hpp), defined with
 // `<program> resources` in a translation unit of its own (resources_mode.hpp), so that neither main()'s nor
-// the perf adapter's compiles the code-object reader too (4 s of g++ each). The program is read once, by the first call of built_resources(): the modes that
-// take a census call it before their first case, so that no case's wall time holds it; a code object file
-// that a case declares is read at the first call after (a file of a few KiB).
+// the perf adapter's compiles the code-object reader too (4 s of g++ each). The program is read once, by the
+// first call of built_resources(): the modes that take a census call it before their first case, so that no
+// case's wall time holds it; a code object file that a case declares is read at the first call after (a
+// file of a few KiB).
 const built_listing& built_resources();
 // Kernels launched by name are checked against the parameters their file records where the platform cannot
 // read them from the loaded code object (AMD): the reader of those records, installed (resources_mode.hpp,

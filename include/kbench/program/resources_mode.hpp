@@ -6,6 +6,7 @@
 #pragma once
 
 #include <deque>
+#include <exception>
 #include <mutex>
 #include <string>
 #include <vector>
