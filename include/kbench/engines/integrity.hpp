@@ -100,10 +100,10 @@ class guarded_output {
 // words whose sum is the same on purpose.
 void add_fingerprint(const void* data, std::size_t bytes, unsigned long long* sum, hipStream_t stream, std::uint64_t key = 0);
 
-// The fingerprint of `bytes` (a multiple of 4) of device memory under `key`, with `counter` (a device word)
-// to sum it in; waits for `stream`.
-[[nodiscard]] inline std::uint64_t fingerprint_of(const void* data, std::size_t bytes, std::uint64_t key,
-                                                  unsigned long long* counter, hipStream_t stream) {
+// The fingerprint of `bytes` (a multiple of 4) of device memory under `key`, summed in a kept device word
+// (kept_counters()); waits for `stream`.
+[[nodiscard]] inline std::uint64_t fingerprint_of(const void* data, std::size_t bytes, std::uint64_t key, hipStream_t stream) {
+  unsigned long long* const counter = kept_counters();
   KBENCH_HIP_CHECK(hipMemsetAsync(counter, 0, sizeof *counter, stream));
   add_fingerprint(data, bytes, counter, stream, key);
   unsigned long long sum = 0;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "../contract/hip_check.hpp"
 #include "../contract/platform.hpp"
@@ -34,25 +35,21 @@ __global__ void fill_words(Word* data, std::size_t count, Word value) {
   }
 }
 
+template <class Word>
+void fill_words_as(void* data, std::size_t count, std::uint64_t value, hipStream_t stream) {
+  hipLaunchKernelGGL(fill_words<Word>, dim3(grid_for(count)), dim3(256), 0, stream, static_cast<Word*>(data), count,
+                     static_cast<Word>(value));
+  KBENCH_HIP_CHECK_LAUNCH();
+}
+
 void fill_words_on_device(void* data, std::size_t count, std::size_t word_bytes, std::uint64_t value, hipStream_t stream) {
   if (count == 0) return;
-  const unsigned int blocks = grid_for(count);
   switch (word_bytes) {
-    case 2:
-      hipLaunchKernelGGL(fill_words<std::uint16_t>, dim3(blocks), dim3(256), 0, stream, static_cast<std::uint16_t*>(data),
-                         count, static_cast<std::uint16_t>(value));
-      break;
-    case 4:
-      hipLaunchKernelGGL(fill_words<std::uint32_t>, dim3(blocks), dim3(256), 0, stream, static_cast<std::uint32_t*>(data),
-                         count, static_cast<std::uint32_t>(value));
-      break;
-    case 8:
-      hipLaunchKernelGGL(fill_words<std::uint64_t>, dim3(blocks), dim3(256), 0, stream, static_cast<std::uint64_t*>(data),
-                         count, static_cast<std::uint64_t>(value));
-      break;
+    case 2: return fill_words_as<std::uint16_t>(data, count, value, stream);
+    case 4: return fill_words_as<std::uint32_t>(data, count, value, stream);
+    case 8: return fill_words_as<std::uint64_t>(data, count, value, stream);
     default: throw usage_error("fill_words_on_device: words of 2, 4 or 8 bytes, not " + std::to_string(word_bytes));
   }
-  KBENCH_HIP_CHECK_LAUNCH();
 }
 
 __global__ void count_changed_words(const std::uint32_t* a, const std::uint32_t* b, std::size_t words,

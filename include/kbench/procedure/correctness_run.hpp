@@ -114,8 +114,10 @@ class correctness_run {
       const buffer_slot& slot = layout_.output_slot(k);
       outputs.push_back({slot.name, slot.type, slot.extents, comparator_.compare(k), {}});
     }
-    first_outputs first;  // the outputs just compared, as the runs on set 0 moved elsewhere know them again
-    if (checks.alignment) first = fingerprint_first(layout_, devices_, buffers_, outputs);
+    // The outputs just compared, as the runs on set 0 moved elsewhere know them again (only those of a kernel
+    // right so far move: see below).
+    first_outputs first;
+    if (checks.alignment && run_passed(problems, outputs)) first = fingerprint_first(layout_, devices_, buffers_, outputs);
     steps.mark("compare");
     if (checks.oracle && layout_.declaration().oracle) {
       oracle_check against = check_against_oracle();

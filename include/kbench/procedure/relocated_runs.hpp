@@ -46,7 +46,7 @@ struct first_outputs {
     std::optional<std::uint64_t>& fingerprint = first.fingerprints.emplace_back();
     if (slot.storage_bytes() % 4 != 0) continue;
     const current_device here = devices.on(slot);
-    fingerprint = fingerprint_of(buffers.output_data(side::optimized, k), slot.storage_bytes(), first.key, kept_counters(),
+    fingerprint = fingerprint_of(buffers.output_data(side::optimized, k), slot.storage_bytes(), first.key,
                                  devices.stream_of(slot));
   }
   return first;
@@ -124,8 +124,7 @@ class relocated_runs {
     if (k < first_.fingerprints.size() && first_.fingerprints[k]) {
       const buffer_slot& slot = layout_.output_slot(k);
       const current_device here = devices_.on(slot);
-      const std::uint64_t fingerprint =
-          fingerprint_of(written, slot.storage_bytes(), first_.key, kept_counters(), devices_.stream_of(slot));
+      const std::uint64_t fingerprint = fingerprint_of(written, slot.storage_bytes(), first_.key, devices_.stream_of(slot));
       if (fingerprint == *first_.fingerprints[k]) return first_.compared[k];
     }
     return comparator_.against_reference(k, written);
