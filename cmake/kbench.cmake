@@ -482,9 +482,11 @@ function(_kbench_main_target out_var)
                      "#include <kbench/procedure/host_comparison_definitions.hpp>")
     _kbench_generate("${_dir}/kbench_device_ceilings.hip" "the device probed and its ceilings measured"
                      "#include <kbench/procedure/device_ceilings_definitions.hpp>")
-    _kbench_generate("${_dir}/kbench_device_compare_floating.hip"
-                     "the device comparison of the floating-point element types"
+    _kbench_generate("${_dir}/kbench_device_compare_wide_floats.hip" "the device comparison of fp64 and fp32"
                      "#include <kbench/procedure/device_work_compare.hpp>")
+    _kbench_generate("${_dir}/kbench_device_compare_narrow_floats.hip"
+                     "the device comparison of fp16, bf16 and fp8"
+                     "#include <kbench/procedure/device_work_compare_narrow_floats.hpp>")
     _kbench_generate("${_dir}/kbench_device_compare_integers.hip"
                      "the device comparison of the integer element types"
                      "#include <kbench/procedure/device_work_compare_integers.hpp>")
@@ -499,8 +501,9 @@ function(_kbench_main_target out_var)
                      "#include <kbench/program/benchmark_adapter.hpp>")
     _kbench_generate("${_dir}/kbench_resources_mode.cpp" "`<program> resources`, and the build's figures of the census"
                      "#include <kbench/program/resources_mode.hpp>")
-    set(_gpu_sources "${_dir}/kbench_device_ceilings.hip" "${_dir}/kbench_device_compare_floating.hip"
-                     "${_dir}/kbench_device_compare_integers.hip" "${_dir}/kbench_device_draw_perturb.hip")
+    set(_gpu_sources "${_dir}/kbench_device_ceilings.hip" "${_dir}/kbench_device_compare_wide_floats.hip"
+                     "${_dir}/kbench_device_compare_narrow_floats.hip" "${_dir}/kbench_device_compare_integers.hip"
+                     "${_dir}/kbench_device_draw_perturb.hip")
     set(_host_sources "${_dir}/kbench_program_main.cpp" "${_dir}/kbench_correctness_mode.cpp"
                       "${_dir}/kbench_perf_mode.cpp" "${_dir}/kbench_resources_mode.cpp")
 

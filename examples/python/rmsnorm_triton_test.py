@@ -44,6 +44,9 @@ def rmsnorm(c):
     c.optimized(lambda: triton_rmsnorm(x.tensor, w.tensor, y.tensor))
     c.tolerance(kbench.tol.ulp(1))
     c.bytes_moved(2.0 * (2.0 * rows * cols + cols))
+    # The reference is torch's composition, nine kernels through fp32 temporaries; one fused kernel beats it
+    # by 14x where the working set stays in the L2, which no roofline bounds there.
+    c.allow_speedup_up_to(20)
     c.expect_kernels(1)
 
 

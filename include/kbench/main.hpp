@@ -9,6 +9,7 @@
 #include "procedure/device_ceilings_definitions.hpp"
 #include "procedure/device_work_compare.hpp"
 #include "procedure/device_work_compare_integers.hpp"
+#include "procedure/device_work_compare_narrow_floats.hpp"
 #include "procedure/device_work_fill.hpp"
 #include "procedure/host_comparison_definitions.hpp"
 #include "procedure/census_definitions.hpp"

@@ -54,10 +54,10 @@ case "$stage" in
     # KBENCH_SESSION_SLOTS="6 8": the correctness stage again with that many tests sharing the GPU, its wall
     # time each (the main job runs 4): whether more would shorten it.
     for slots in ${KBENCH_SESSION_SLOTS:-}; do
-      scripts/resource-spec.sh build/reports/gpus-trial.json "$slots" > /dev/null
+      scripts/resource-spec.sh "$PWD/build/reports/gpus-trial.json" "$slots" > /dev/null
       started=$SECONDS
       ctest --test-dir build/nvidia-native -L correctness -LE "^(harness|gpus[2-8])\$" -j "$slots" \
-        --resource-spec-file build/reports/gpus-trial.json > "$out/correctness-slots-$slots.log" 2>&1
+        --resource-spec-file "$PWD/build/reports/gpus-trial.json" > "$out/correctness-slots-$slots.log" 2>&1
       echo "correctness with $slots tests at a time: exit $?, $((SECONDS - started)) s" | tee -a "$out/check-costs.md"
     done
     exit "$status"

@@ -78,6 +78,11 @@ if [ "$stage" = pip ]; then
   started=$SECONDS
   env=$KBENCH_BUILD/pip-venv
   rm -rf "$env" && "$python" -m venv --without-pip --system-site-packages "$env" || exit 1
+  # --system-site-packages reaches the base interpreter's packages only, not a user's (~/.local) nor, where
+  # the machine's python is itself a virtual environment, its own (torch, pytest): every package folder the
+  # machine's python sees is named to the new one by a .pth file, after the new one's own.
+  "$python" -c "import sys; print('\n'.join(p for p in sys.path if p.endswith(('site-packages', 'dist-packages'))))" \
+    > "$("$env/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/machine-packages.pth" || exit 1
   CMAKE_ARGS="-DKBENCH_GPU_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=native -Dpybind11_DIR=$pybind11_dir" \
     KBENCH_PYTHON_BUILD_DIR=$KBENCH_BUILD/pip-nvidia CMAKE_BUILD_PARALLEL_LEVEL=$JOBS \
     "$env/bin/python" -m pip install --no-build-isolation --no-deps --no-index ./python > "$out/pip.log" 2>&1 ||

@@ -1,5 +1,6 @@
-// kbench/procedure/device_work_compare.hpp: the device comparison of the floating-point element types,
-// compiled in one translation unit of the program's procedure (device_work.hpp says why).
+// kbench/procedure/device_work_compare.hpp: the device comparison of fp64 and fp32, compiled in one translation
+// unit of the program's procedure (device_work.hpp says why); the narrow floats have a unit of their own
+// (device_work_compare_narrow_floats.hpp), so that the two compile side by side.
 #pragma once
 
 #include "../engines/device_compare_loop.hpp"
@@ -13,22 +14,9 @@ template element_tally run_compare<device_reader_of<dtype::f64>>(
     const void*, const void*, std::size_t, std::uint64_t, dtype, const tolerance&, bool, hipStream_t);
 template element_tally run_compare<device_reader_of<dtype::f32>>(
     const void*, const void*, std::size_t, std::uint64_t, dtype, const tolerance&, bool, hipStream_t);
-template element_tally run_compare<device_reader_of<dtype::f16>>(
-    const void*, const void*, std::size_t, std::uint64_t, dtype, const tolerance&, bool, hipStream_t);
-template element_tally run_compare<device_reader_of<dtype::bf16>>(
-    const void*, const void*, std::size_t, std::uint64_t, dtype, const tolerance&, bool, hipStream_t);
-template element_tally run_compare<device_reader_of<dtype::f8e4m3>>(
-    const void*, const void*, std::size_t, std::uint64_t, dtype, const tolerance&, bool, hipStream_t);
 template std::vector<signed_sums> run_row_sums<device_reader_of<dtype::f64>>(
     const void*, const void*, std::size_t, std::size_t, std::uint64_t, dtype, hipStream_t);
 template std::vector<signed_sums> run_row_sums<device_reader_of<dtype::f32>>(
     const void*, const void*, std::size_t, std::size_t, std::uint64_t, dtype, hipStream_t);
-template std::vector<signed_sums> run_row_sums<device_reader_of<dtype::f16>>(
-    const void*, const void*, std::size_t, std::size_t, std::uint64_t, dtype, hipStream_t);
-template std::vector<signed_sums> run_row_sums<device_reader_of<dtype::bf16>>(
-    const void*, const void*, std::size_t, std::size_t, std::uint64_t, dtype, hipStream_t);
-template std::vector<signed_sums> run_row_sums<device_reader_of<dtype::f8e4m3>>(
-    const void*, const void*, std::size_t, std::size_t, std::uint64_t, dtype, hipStream_t);
-
 }  // namespace detail
 }  // namespace kbench
