@@ -6,6 +6,7 @@
 // census) finds set 0 and the expected values as the declared run left them.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <string>
@@ -14,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "../decisions/edge_values.hpp"
+#include "../detail/parallel.hpp"
 #include "../engines/comparison.hpp"
 #include "../results/outcome.hpp"
 #include "../results/results.hpp"
@@ -70,6 +72,9 @@ class declared_outputs {
 // left out misses the whole movement, or half of it where two spikes meet.
 inline constexpr double followed_share = 1.0 / 8.0;
 
+// Elements a host thread judges at a time in compare_at_edge.
+inline constexpr std::size_t edge_piece = std::size_t{1} << 20;
+
 // Output k of this edge run against the reference's, where the reference's is finite: elements where it is
 // not are set to 0 on both sides (left out); `left_out` counts them. The ratio of the absolute tolerance is
 // the RMS of the finite ones over `declared_rms`, as finite_rms() gives it for the declared run.
@@ -82,34 +87,41 @@ inline constexpr double followed_share = 1.0 / 8.0;
   host_array expected = comparator.expected_on_host(k);
   double ratio = 1.0;
   left_out = 0;
-  if (info(slot.type).is_float) {
-    double sum = 0.0;
-    for (std::size_t i = 0; i < slot.size; ++i) {
-      const double v = load_as_double(expected.bytes.data(), expected.type, i);
-      if (finite_in(v, slot.type)) {
-        sum += v * v;
+  std::size_t forgiven = 0;
+  if (!info(slot.type).is_float) {
+    return compare_on_host(actual.view(slot.size, slot.extents), expected.view(slot.size, slot.extents),
+                           edge_tolerance(layout.tolerance_of_output(k), ratio, slot.type));
+  }
+  // In pieces over every host thread (an output at a timed shape holds 10^8 elements), each piece's sums
+  // and counts added in piece order: the same ratio on every run.
+  const host_array before = declared != nullptr ? declared->on_host(k) : host_array{};
+  const std::size_t pieces = (slot.size + edge_piece - 1) / edge_piece;
+  std::vector<double> sums(pieces, 0.0);
+  std::vector<std::size_t> left(pieces, 0), kept(pieces, 0);
+  parallel_for(pieces, [&](std::size_t p) {
+    for (std::size_t i = p * edge_piece, end = std::min(slot.size, i + edge_piece); i < end; ++i) {
+      const double e = load_as_double(expected.bytes.data(), expected.type, i);
+      if (!finite_in(e, slot.type)) {
+        store_from_double(expected.bytes.data(), expected.type, i, 0.0);
+        store_from_double(actual.bytes.data(), actual.type, i, 0.0);
+        ++left[p];
         continue;
       }
-      store_from_double(expected.bytes.data(), expected.type, i, 0.0);
-      store_from_double(actual.bytes.data(), actual.type, i, 0.0);
-      ++left_out;
-    }
-    const std::size_t finite = slot.size - left_out;
-    if (run.rescales() && declared_rms > 0.0 && finite > 0) ratio = std::sqrt(sum / static_cast<double>(finite)) / declared_rms;
-  }
-  std::size_t forgiven = 0;
-  if (declared != nullptr && info(slot.type).is_float) {
-    const host_array before = declared->on_host(k);
-    for (std::size_t i = 0; i < slot.size; ++i) {
+      sums[p] += e * e;
+      if (declared == nullptr) continue;
       const double a = load_as_double(actual.bytes.data(), actual.type, i);
-      const double e = load_as_double(expected.bytes.data(), expected.type, i);
-      const double d = load_as_double(before.bytes.data(), before.type, i);
-      if (a != e && std::fabs(a - e) <= followed_share * std::fabs(e - d)) {
+      if (a == e) continue;
+      const double moved = std::fabs(e - load_as_double(before.bytes.data(), before.type, i));
+      if (std::fabs(a - e) <= followed_share * moved) {
         store_from_double(actual.bytes.data(), actual.type, i, e);
-        ++forgiven;
+        ++kept[p];
       }
     }
-  }
+  });
+  double sum = 0.0;
+  for (std::size_t p = 0; p < pieces; ++p) sum += sums[p], left_out += left[p], forgiven += kept[p];
+  const std::size_t finite = slot.size - left_out;
+  if (run.rescales() && declared_rms > 0.0 && finite > 0) ratio = std::sqrt(sum / static_cast<double>(finite)) / declared_rms;
   tolerance tol = edge_tolerance(layout.tolerance_of_output(k), ratio, slot.type);
   if (forgiven > 0) {
     tol.description += fmt::format("; {} element(s) within an eighth of the reference's own movement there forgiven", forgiven);
