@@ -66,9 +66,11 @@ build_module() {
 run_pytest() {
   local log=$1
   shift
-  PYTHONUNBUFFERED=1 "$python" -m pytest -rs -p no:cacheprovider -p kbench.pytest_plugin "$@" > "$out/$log.log" 2>&1
+  PYTHONUNBUFFERED=1 "$python" -m pytest -rs -p no:cacheprovider -p kbench.pytest_plugin --durations=8 "$@" \
+    > "$out/$log.log" 2>&1
   local status=$?
-  grep -E "^(FAILED|ERROR|SKIPPED)|passed|failed|skipped" "$out/$log.log" | tail -30
+  # The summary, and the slowest tests' wall times (pytest's --durations: set-up, call and teardown apart).
+  grep -E "^(FAILED|ERROR|SKIPPED)|passed|failed|skipped|^[0-9.]+s (call|setup|teardown) " "$out/$log.log" | tail -30
   return $status
 }
 
