@@ -28,7 +28,7 @@ ensure_deps > /dev/null
   nvcc --version | tail -1
 } 2>&1 | tee "$out/machine.txt"
 build_native() {
-  configure_and_build "$KBENCH_BUILD/nvidia-native" -DKBENCH_GPU_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=native \
+  configure_and_build "$KBENCH_BUILD/nvidia-native" -DKBENCH_GPU_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=$(nvidia_gpu_archs) \
     > "$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
 }
 if [ "$stage" != main ] && [ -n "${KBENCH_SESSION_TESTS:-}" ]; then
@@ -52,7 +52,7 @@ case "$stage" in
       > "$out/check-costs.md" 2>&1; cat "$out/check-costs.md"
     [ -f build/nvidia-native/.ninja_log ] && cp build/nvidia-native/.ninja_log "$out/ninja_log.txt"
     # KBENCH_SESSION_SLOTS="6 8": the correctness stage again with that many tests sharing the GPU, its wall
-    # time each (the main job runs 4): whether more would shorten it.
+    # time each (the main job runs 6): whether more would shorten it.
     for slots in ${KBENCH_SESSION_SLOTS:-}; do
       scripts/resource-spec.sh "$PWD/build/reports/gpus-trial.json" "$slots" > /dev/null
       started=$SECONDS

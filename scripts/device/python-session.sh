@@ -54,7 +54,7 @@ fi
 # The module and example 9 (the C++ side of the overhead comparison), not every kernel test.
 build_module() {
   local started=$SECONDS
-  configure "$build" -DKBENCH_GPU_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=native \
+  configure "$build" -DKBENCH_GPU_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=$(nvidia_gpu_archs) \
     -DPython3_EXECUTABLE="$python" -Dpybind11_DIR="$pybind11_dir" > "$out/build.log" 2>&1 &&
     cmake --build "$build" -j "$JOBS" --target kbench_python_module example_09_triton >> "$out/build.log" 2>&1 ||
     { tail -50 "$out/build.log"; exit 1; }
@@ -85,7 +85,7 @@ if [ "$stage" = pip ]; then
   # machine's python sees is named to the new one by a .pth file, after the new one's own.
   "$python" -c "import sys; print('\n'.join(p for p in sys.path if p.endswith(('site-packages', 'dist-packages'))))" \
     > "$("$env/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/machine-packages.pth" || exit 1
-  CMAKE_ARGS="-DKBENCH_GPU_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=native -Dpybind11_DIR=$pybind11_dir" \
+  CMAKE_ARGS="-DKBENCH_GPU_PLATFORM=nvidia -DCMAKE_CUDA_ARCHITECTURES=$(nvidia_gpu_archs) -Dpybind11_DIR=$pybind11_dir" \
     KBENCH_PYTHON_BUILD_DIR=$KBENCH_BUILD/pip-nvidia CMAKE_BUILD_PARALLEL_LEVEL=$JOBS \
     "$env/bin/python" -m pip install --no-build-isolation --no-deps --no-index ./python > "$out/pip.log" 2>&1 ||
     { tail -40 "$out/pip.log"; exit 1; }

@@ -106,6 +106,18 @@ class output_comparator {
     return compare_on_host(actual_values.view(slot.size, slot.extents), expected_values.view(slot.size, slot.extents), tol);
   }
 
+  // Whether the tolerance's element rules accept the output at `actual` against output k at `expected` (device
+  // buffers of a device reference's layout): the verdict alone, on the GPU where the output is large whether
+  // it found anything or not (its counts are the host's either way; only a finding's table needs the host).
+  [[nodiscard]] bool within_tolerance_at(std::size_t k, const void* actual, const void* expected) {
+    if (!compared_on_device(k)) return compare_at(k, actual, expected).passed;
+    const buffer_slot& slot = layout_.output_slot(k);
+    const current_device here = devices_.on(slot);
+    return compare_on_device(actual, expected, slot.type, slot.size, slot.extents, layout_.tolerance_of_output(k),
+                             devices_.stream_of(slot), 0, false)
+        .result.passed;
+  }
+
   // On the GPU: whether the tolerance's rules accept, against the device reference's output k, the output at
   // `actual` (null: every element the bits `constant`); `norm`, when given, gets the reference's norm. The
   // errors' signs are not audited: the tolerance probes ask whether the rules themselves can fail.
