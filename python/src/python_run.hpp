@@ -18,6 +18,7 @@
 #include <vector>
 
 #include <kbench/program/case_lifecycle.hpp>
+#include <kbench/program/options.hpp>
 #include <kbench/reports/json_report.hpp>
 #include <kbench/version.hpp>
 

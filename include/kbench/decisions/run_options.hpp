@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../detail/entropy.hpp"
 #include "../results/outcome.hpp"
 #include "sweep.hpp"
 
@@ -53,5 +54,13 @@ struct run_options {
   bool quick = false;                // skip the extended checks (nearby shapes, edges, most misalignments)
   std::vector<std::string> passthrough;  // for Catch2 (correctness) or Google Benchmark (perf)
 };
+
+// The seeds of one correctness run: the pinned ones, or `seed_count` fresh ones from the OS.
+[[nodiscard]] inline std::vector<std::uint64_t> seeds_for_run(const run_options& o) {
+  if (!o.seeds.empty()) return o.seeds;
+  std::vector<std::uint64_t> fresh;
+  for (int i = 0; i < o.seed_count; ++i) fresh.push_back(detail::entropy_word());
+  return fresh;
+}
 
 }  // namespace kbench

@@ -19,7 +19,6 @@
 #include "../contract/error.hpp"
 #include "../decisions/run_options.hpp"
 #include "../decisions/sweep.hpp"
-#include "../detail/entropy.hpp"
 #include "../results/outcome.hpp"
 
 namespace kbench {
@@ -359,14 +358,6 @@ inline void assign_devices(const CLI::App& app, const std::string& device_list, 
   for (const std::string& text : t.axes) o.shapes.axes.push_back(parse_axis(text));
   o.passthrough = app.remaining();
   return o;
-}
-
-// The seeds of one correctness run: the pinned ones, or `count` fresh ones from the OS.
-[[nodiscard]] inline std::vector<std::uint64_t> seeds_for_run(const run_options& o) {
-  if (!o.seeds.empty()) return o.seeds;
-  std::vector<std::uint64_t> fresh;
-  for (int i = 0; i < o.seed_count; ++i) fresh.push_back(detail::entropy_word());
-  return fresh;
 }
 
 }  // namespace kbench

@@ -27,7 +27,6 @@
 #include "../reports/reporter.hpp"
 #include "../results/results.hpp"
 #include "completion_channel.hpp"
-#include "options.hpp"
 
 namespace kbench {
 namespace detail {

@@ -37,6 +37,7 @@
 #include "../reports/table_report.hpp"
 #include "../version.hpp"
 #include "case_lifecycle.hpp"
+#include "options.hpp"
 #include "program.hpp"
 #include "supervisor.hpp"
 
