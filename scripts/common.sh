@@ -4,6 +4,10 @@
 KBENCH_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KBENCH_BUILD=${KBENCH_BUILD:-$KBENCH_ROOT/build}
 JOBS=${JOBS:-$(nproc)}
+# Debian's clang 15 leaves two empty folders in the temporary folder for every HIP file it compiles (its
+# offload steps'): several hundred a test run. Temporary files go in the build folder, removed with it.
+export TMPDIR="$KBENCH_BUILD/tmp"
+mkdir -p "$TMPDIR"
 
 say() { printf '\n== %s\n' "$*"; }
 
