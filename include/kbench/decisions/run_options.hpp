@@ -1,6 +1,6 @@
-// kbench/decisions/run_options.hpp: what a kbench program was told to do, as plain data: the procedure's stages
-// read it; options.hpp makes it from the command line and the environment (with CLI11, which no stage
-// needs to compile). HIP-free.
+// kbench/decisions/run_options.hpp: what a kbench program was told to do, as plain data, and the seeds a run
+// takes from it: the procedure's stages and the adapters read it; options.hpp makes it from the command line
+// and the environment (with CLI11, which only main()'s unit compiles). HIP-free.
 #pragma once
 
 #include <cstdint>
