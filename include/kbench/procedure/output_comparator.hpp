@@ -113,24 +113,28 @@ class output_comparator {
     if (!compared_on_device(k)) return compare_at(k, actual, expected).passed;
     const buffer_slot& slot = layout_.output_slot(k);
     const current_device here = devices_.on(slot);
-    return compare_on_device(actual, expected, slot.type, slot.size, slot.extents, layout_.tolerance_of_output(k),
-                             devices_.stream_of(slot), 0, false)
-        .result.passed;
+    return rules_on_device(k, actual, expected, 0).result.passed;
   }
 
   // On the GPU: whether the tolerance's rules accept, against the device reference's output k, the output at
   // `actual` (null: every element the bits `constant`); `norm`, when given, gets the reference's norm. The
   // errors' signs are not audited: the tolerance probes ask whether the rules themselves can fail.
   [[nodiscard]] bool device_accepts(std::size_t k, const void* actual, std::uint64_t constant, double* norm = nullptr) {
-    const buffer_slot& slot = layout_.output_slot(k);
-    const device_comparison d =
-        compare_on_device(actual, buffers_.output_data(side::reference, k), slot.type, slot.size, slot.extents,
-                          layout_.tolerance_of_output(k), devices_.stream_of(slot), constant, false);
+    const device_comparison d = rules_on_device(k, actual, buffers_.output_data(side::reference, k), constant);
     if (norm) *norm = d.expected_norm;
     return d.result.passed;
   }
 
  private:
+  // Output k's tolerance applied on the GPU to `actual` (null: the bits `constant`) against `expected`, the
+  // errors' signs not audited: what within_tolerance_at() and device_accepts() ask, the verdict alone.
+  [[nodiscard]] device_comparison rules_on_device(std::size_t k, const void* actual, const void* expected,
+                                                  std::uint64_t constant) const {
+    const buffer_slot& slot = layout_.output_slot(k);
+    return compare_on_device(actual, expected, slot.type, slot.size, slot.extents, layout_.tolerance_of_output(k),
+                             devices_.stream_of(slot), constant, false);
+  }
+
   const case_layout& layout_;
   const case_devices& devices_;
   case_buffers& buffers_;
