@@ -8,9 +8,11 @@
 #                kbench_main (main, the adapters, the reports; host code); budget 60 s with -j 2
 #   a test file  tests/kernels/rmsnorm_test.hip compiled alone, once the library is built, for AMD
 #                gfx906;gfx90a, gfx90a alone, and NVIDIA sm_90; budget 5 s per GPU architecture
-#   an edit      edit to rebuilt test program: kernels/rmsnorm/rmsnorm_v2.hip touched (as an editor's save
-#                would), then the test program rmsnorm_test rebuilt with everything else built (its test file
-#                compiled again, the program linked), for AMD gfx906;gfx90a and NVIDIA sm_90
+#   an edit      edit to rebuilt test program: a kernel file touched (as an editor's save would), then its
+#                test program rebuilt with everything else built, for AMD gfx906;gfx90a and NVIDIA sm_90:
+#                kernels/rmsnorm/rmsnorm_v2.hip, a source of its own (it alone compiled again, the program
+#                linked), and kernels/softmax/softmax_v2.hip, included into its test file (the test file
+#                compiled again with kbench's contract)
 #   the contract a file holding only `#include <kbench/compare.hpp>`, syntax only (hipcc -fsyntax-only)
 # A single file's time moves by a third from one minute to the next on a shared 2-core machine: the
 # yardsticks, the test files and the rebuilds are each the median of three. The edit touches the kernel
@@ -38,14 +40,15 @@ object_seconds() { local runs=() i; for i in 1 2 3; do rm -f "$1/$2"; runs+=("$(
 # The object of source file <name> in build folder <dir>: that file's, not one whose name ends in it
 # (add_rmsnorm_test.hip is not rmsnorm_test.hip).
 object_of() { ninja -C "$1" -t targets all | sed -n "s|^\([^:]*/$2\.o\): .*|\1|p" | head -1; }
-# The median of three rebuilds of the test program rmsnorm_test in build folder <dir>, each after its kernel
-# file was touched, once the program is built.
+# The median of three rebuilds of test program <program> in build folder <dir>, each after kernel file
+# <family>/<family>_v2.hip was touched, once the program is built.
+#   edit_seconds <dir> <family>
 edit_seconds() {
   local runs=() i
-  seconds ninja -C "$1" rmsnorm_test > /dev/null
+  seconds ninja -C "$1" "$2_test" > /dev/null
   for i in 1 2 3; do
-    touch "$src/kernels/rmsnorm/rmsnorm_v2.hip"
-    runs+=("$(seconds ninja -C "$1" rmsnorm_test)")
+    touch "$src/kernels/$2/$2_v2.hip"
+    runs+=("$(seconds ninja -C "$1" "$2_test")")
   done
   median3 "${runs[@]}"
 }
@@ -103,7 +106,8 @@ report "AMD gfx906;gfx90a: the library (kbench_procedure, kbench_main)" \
   "$(seconds cmake --build "$work/amd" --target kbench_procedure kbench_main -j "$jobs")" "$amd_yardstick" 60
 obj=$(object_of "$work/amd" rmsnorm_test.hip)
 report "AMD gfx906;gfx90a: tests/kernels/rmsnorm_test.hip (2 targets)" "$(object_seconds "$work/amd" "$obj")" "$amd_yardstick" 10
-report "AMD gfx906;gfx90a: edit to rebuilt test program (rmsnorm_test)" "$(edit_seconds "$work/amd")" "$amd_yardstick"
+report "AMD gfx906;gfx90a: edit to rebuilt program, kernel a source" "$(edit_seconds "$work/amd" rmsnorm)" "$amd_yardstick"
+report "AMD gfx906;gfx90a: edit to rebuilt program, kernel included" "$(edit_seconds "$work/amd" softmax)" "$amd_yardstick"
 rm -rf "$work/amd"
 CXX=hipcc configure "$work/amd" -DKBENCH_GPU_PLATFORM=amd "-DGPU_TARGETS=gfx90a"
 report "AMD gfx90a alone: the library" \
@@ -119,6 +123,8 @@ if [ -n "$nvcc" ]; then
     "$(seconds cmake --build "$work/nvidia" --target kbench_procedure kbench_main -j "$jobs")" "$nvidia_yardstick" 60
   obj=$(object_of "$work/nvidia" rmsnorm_test.hip)
   report "NVIDIA sm_90: tests/kernels/rmsnorm_test.hip" "$(object_seconds "$work/nvidia" "$obj")" "$nvidia_yardstick" 5
-  report "NVIDIA sm_90: edit to rebuilt test program (rmsnorm_test)" "$(edit_seconds "$work/nvidia")" "$nvidia_yardstick"
+  report "NVIDIA sm_90: edit to rebuilt program, kernel a source" "$(edit_seconds "$work/nvidia" rmsnorm)" \
+    "$nvidia_yardstick" 3
+  report "NVIDIA sm_90: edit to rebuilt program, kernel included" "$(edit_seconds "$work/nvidia" softmax)" "$nvidia_yardstick"
 fi
 [ "$out" = /dev/stdout ] || cp "$work/report" "$out"

@@ -2,7 +2,7 @@
 # One call on the lent GPU machine (the device tool), with every log under $OUT. Needs .deps/
 # (scripts/device/pack-device-deps.sh) carried along. Stages, so that a call fits its time limit:
 #   scripts/device/device-session.sh main      build, then the main job (correctness and timing of every
-#                                              case)
+#                                              case), then edits of a kernel file to a rebuilt program
 #   scripts/device/device-session.sh extra     build, then the PyTorch comparison and the timing-accuracy
 #                                              table (studies/)
 #   scripts/device/device-session.sh sanitize  build, then compute-sanitizer over the kernel tests
@@ -60,6 +60,20 @@ case "$stage" in
         --resource-spec-file "$PWD/build/reports/gpus-trial.json" > "$out/correctness-slots-$slots.log" 2>&1
       echo "correctness with $slots tests at a time: exit $?, $((SECONDS - started)) s" | tee -a "$out/check-costs.md"
     done
+    # Edit to verdict, three edits each: the kernel file touched, its test program rebuilt (rmsnorm's kernel
+    # a source of its own, softmax's included into its test file), then rmsnorm's correctness run.
+    elapsed() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }'; }
+    for family in rmsnorm softmax; do
+      for edit in 1 2 3; do
+        touch "kernels/$family/${family}_v2.hip"
+        started=$EPOCHREALTIME
+        ninja -C build/nvidia-native "${family}_test" > /dev/null
+        echo "edit to rebuilt ${family}_test: $(elapsed "$started") s" | tee -a "$out/check-costs.md"
+      done
+    done
+    started=$EPOCHREALTIME
+    build/nvidia-native/tests/rmsnorm_test correctness > "$out/rmsnorm-correctness.log" 2>&1
+    echo "rmsnorm_test correctness: exit $?, $(elapsed "$started") s" | tee -a "$out/check-costs.md"
     exit "$status"
     ;;
   extra)

@@ -1,8 +1,8 @@
 // rmsnorm: v2 (one pass, 16-byte accesses) against v1 (the straightforward kernel).
 #include <kbench/compare.hpp>
 
-#include "rmsnorm/rmsnorm_v1.hip"
-#include "rmsnorm/rmsnorm_v2.hip"
+#include "rmsnorm/rmsnorm_v1.hpp"
+#include "rmsnorm/rmsnorm_v2.hpp"
 
 static void rmsnorm(kbench::kernel_case& c) {
   const auto rows = c.dim("rows"), cols = c.dim("cols");
