@@ -190,8 +190,9 @@ say "newer ROCm: code objects for $targets in every kernel test and example"
 begin
 # hipcc embeds the device code as clang offload bundles (section .hip_fatbin, uncompressed with this
 # toolchain), one per translation unit, each entry named by its target: hipv4-amdgcn-amd-amdhsa--gfx942.
-# The toolchain's own reading of one object's bundle first, then every program's entries.
-object=tests/CMakeFiles/rmsnorm_test.dir/kernels/rmsnorm_test.hip.o
+# The toolchain's own reading of one kernel file's bundle first (rmsnorm_v2.hip, a source of its own: its
+# test file holds no kernel), then every program's entries.
+object=tests/CMakeFiles/rmsnorm_test.dir/__/kernels/rmsnorm/rmsnorm_v2.hip.o
 bundler=$(printf '%s\n' "$chroot_dir"/usr/lib/llvm-*/bin/clang-offload-bundler | sort -V | tail -n 1)
 in_chroot objcopy -O binary --only-section=.hip_fatbin "$build_in/$object" /build/fatbin.bundle
 entries=$(in_chroot "${bundler#"$chroot_dir"}" --list --type=o --input=/build/fatbin.bundle | sort | paste -sd' ' -)
