@@ -40,8 +40,8 @@ object_seconds() { local runs=() i; for i in 1 2 3; do rm -f "$1/$2"; runs+=("$(
 # The object of source file <name> in build folder <dir>: that file's, not one whose name ends in it
 # (add_rmsnorm_test.hip is not rmsnorm_test.hip).
 object_of() { ninja -C "$1" -t targets all | sed -n "s|^\([^:]*/$2\.o\): .*|\1|p" | head -1; }
-# The median of three rebuilds of test program <program> in build folder <dir>, each after kernel file
-# <family>/<family>_v2.hip was touched, once the program is built.
+# The median of three rebuilds of test program <family>_test in build folder <dir>, each after kernel file
+# kernels/<family>/<family>_v2.hip was touched, once the program is built.
 #   edit_seconds <dir> <family>
 edit_seconds() {
   local runs=() i

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Compiles one standalone HIP file of a study into a program for the GPU present: with nvcc through HIP's
 # NVIDIA platform (the architecture of the GPU present; HIP's headers from .deps/ where carried), else with
-# hipcc. What the studies that measure the runtime itself (launch-limits/, separate-process/) share.
+# hipcc. What the studies that run a program of their own share (launch-limits/, separate-process/,
+# compare-speed/, context-start/); arguments after OUTPUT go to the compiler.
 #   studies/hip-program.sh SOURCE OUTPUT [compiler arguments...]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds compare_speed.hip once per variant of the device comparison's element loop (its unroll depth, and
 # the blocks per multiprocessor its launch bounds ask of the compiler), each from a copy of kbench's headers
-# with that change, then runs each on the GPU present. Needs a GPU.
+# with that change, then runs each on the GPU present. Needs an NVIDIA GPU (the registers are ptxas's).
 #   studies/compare-speed/run.sh [variant ...]     <unroll>x<blocks>; default: the shipped 4x1 and others
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
