@@ -442,7 +442,7 @@ int capture_and_replay(hipStream_t s) {
 endfunction()
 
 # The runner and main() of kbench programs: compiled once per project, in parts that build in parallel.
-#   kbench_procedure  the procedure (memory, correctness and timing runs) in nine translation units: its stages
+#   kbench_procedure  the procedure (memory, correctness and timing runs) in twelve translation units: its stages
 #                     (the procedure itself; its correctness run, its timing run and its census), plain C++
 #                     over the runtime's API where the HIP headers allow it; GPU code for the device's probe
 #                     and ceilings with kbench's small kernels, and its device work for every element type (the
@@ -450,9 +450,9 @@ endfunction()
 #                     perturbation: procedure/device_work.hpp); and the host comparison engine, plain C++ for
 #                     the host compiler (no GPU code in it: the GPU compiler's front ends cost it 2 s more on
 #                     NVIDIA)
-#   kbench_main       main(), the Catch2 and Google Benchmark adapters, `<program> resources`, the reports,
-#                     the options and the JSON file: plain C++ through the host compiler, one translation
-#                     unit each
+#   kbench_main       main() with the reports and the JSON file, the command line's parser (CLI11), the
+#                     Catch2 and Google Benchmark adapters, `<program> resources`: plain C++ through the host
+#                     compiler, one translation unit each
 function(_kbench_main_target out_var)
   if(NOT TARGET kbench_main)
     find_package(Catch2 REQUIRED)
@@ -484,17 +484,22 @@ function(_kbench_main_target out_var)
                      "#include <kbench/procedure/device_ceilings_definitions.hpp>")
     _kbench_generate("${_dir}/kbench_device_compare_wide_floats.hip" "the device comparison of fp64 and fp32"
                      "#include <kbench/procedure/device_work_compare.hpp>")
-    _kbench_generate("${_dir}/kbench_device_compare_narrow_floats.hip"
-                     "the device comparison of fp16, bf16 and fp8"
-                     "#include <kbench/procedure/device_work_compare_narrow_floats.hpp>")
+    _kbench_generate("${_dir}/kbench_device_compare_half_floats.hip" "the device comparison of fp16 and bf16"
+                     "#include <kbench/procedure/device_work_compare_half_floats.hpp>")
+    _kbench_generate("${_dir}/kbench_device_compare_fp8.hip" "the device comparison of fp8"
+                     "#include <kbench/procedure/device_work_compare_fp8.hpp>")
     _kbench_generate("${_dir}/kbench_device_compare_integers.hip"
                      "the device comparison of the integer element types"
                      "#include <kbench/procedure/device_work_compare_integers.hpp>")
-    _kbench_generate("${_dir}/kbench_device_draw_perturb.hip"
-                     "drawing inputs and perturbing a reference on the device, for every element type"
+    _kbench_generate("${_dir}/kbench_device_draw.hip" "drawing inputs on the device, for every element type"
                      "#include <kbench/procedure/device_work_fill.hpp>")
+    _kbench_generate("${_dir}/kbench_device_perturb.hip"
+                     "the tolerance probe's perturbation of a reference on the device, for every element type"
+                     "#include <kbench/procedure/device_work_perturb.hpp>")
     _kbench_generate("${_dir}/kbench_program_main.cpp" "main() of every kbench program (run_main)"
                      "#include <kbench/program/program_main.hpp>\n\nint main(int argc, char** argv) { return kbench::run_main(argc, argv); }")
+    _kbench_generate("${_dir}/kbench_command_line.cpp" "the command line and environment, parsed (CLI11)"
+                     "#include <kbench/program/command_line_definitions.hpp>")
     _kbench_generate("${_dir}/kbench_correctness_mode.cpp" "`<program> correctness`, the Catch2 adapter"
                      "#include <kbench/program/catch2_adapter.hpp>")
     _kbench_generate("${_dir}/kbench_perf_mode.cpp" "`<program> perf`, the Google Benchmark adapter"
@@ -502,10 +507,12 @@ function(_kbench_main_target out_var)
     _kbench_generate("${_dir}/kbench_resources_mode.cpp" "`<program> resources`, and the build's figures of the census"
                      "#include <kbench/program/resources_mode.hpp>")
     set(_gpu_sources "${_dir}/kbench_device_ceilings.hip" "${_dir}/kbench_device_compare_wide_floats.hip"
-                     "${_dir}/kbench_device_compare_narrow_floats.hip" "${_dir}/kbench_device_compare_integers.hip"
-                     "${_dir}/kbench_device_draw_perturb.hip")
-    set(_host_sources "${_dir}/kbench_program_main.cpp" "${_dir}/kbench_correctness_mode.cpp"
-                      "${_dir}/kbench_perf_mode.cpp" "${_dir}/kbench_resources_mode.cpp")
+                     "${_dir}/kbench_device_compare_half_floats.hip" "${_dir}/kbench_device_compare_fp8.hip"
+                     "${_dir}/kbench_device_compare_integers.hip" "${_dir}/kbench_device_draw.hip"
+                     "${_dir}/kbench_device_perturb.hip")
+    set(_host_sources "${_dir}/kbench_program_main.cpp" "${_dir}/kbench_command_line.cpp"
+                      "${_dir}/kbench_correctness_mode.cpp" "${_dir}/kbench_perf_mode.cpp"
+                      "${_dir}/kbench_resources_mode.cpp")
 
     add_library(kbench_procedure STATIC ${_stage_sources} ${_gpu_sources} "${_dir}/kbench_host_comparison.cpp")
     kbench_gpu_sources(${_gpu_sources})

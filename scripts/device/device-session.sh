@@ -42,7 +42,7 @@ if [ "$stage" != main ] && [ -n "${KBENCH_SESSION_TESTS:-}" ]; then
 fi
 case "$stage" in
   main)
-    export KBENCH_MAX_TIME=${KBENCH_MAX_TIME:-3} KBENCH_CONFIGURE_PROFILE=1
+    export KBENCH_CONFIGURE_PROFILE=1  # run.sh times each case for at most 3 s, as the README runs it
     time scripts/run.sh > "$out/run.log" 2>&1
     status=$?
     tail -c 20000 "$out/run.log" | grep -v "^\[" | tail -150

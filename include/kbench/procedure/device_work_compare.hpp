@@ -1,6 +1,6 @@
 // kbench/procedure/device_work_compare.hpp: the device comparison of fp64 and fp32, compiled in one translation
-// unit of the program's procedure (device_work.hpp says why); the narrow floats have a unit of their own
-// (device_work_compare_narrow_floats.hpp), so that the two compile side by side.
+// unit of the program's procedure (device_work.hpp says why); the narrower floats have units of their own
+// (device_work_compare_half_floats.hpp, device_work_compare_fp8.hpp), so that they compile side by side.
 #pragma once
 
 #include "../engines/device_compare_loop.hpp"

@@ -1,5 +1,5 @@
 // kbench/procedure/perturb_kernels.hpp: the tolerance probe's perturbation on the GPU (tolerance_probe.hpp
-// declares it): its kernel, compiled once per program with the fill kernels (device_work_fill.hpp).
+// declares it): its kernel, compiled once per program (device_work_perturb.hpp).
 #pragma once
 
 #include <algorithm>

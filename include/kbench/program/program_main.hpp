@@ -37,7 +37,7 @@
 #include "../reports/table_report.hpp"
 #include "../version.hpp"
 #include "case_lifecycle.hpp"
-#include "options.hpp"
+#include "command_line.hpp"
 #include "program.hpp"
 #include "supervisor.hpp"
 
@@ -226,7 +226,7 @@ inline void check_registry() {
 // cases starts the child and ends as supervisor.hpp judges it. `run` gets the run's results.
 inline int run_program(program_run& run, int argc, char** argv, bool supervised) {
   try {
-    run_options options = parse_options(argc, argv);
+    run_options options = parse_command_line(argc, argv);
     if (options.help) {
       std::fputs(options.help_text.c_str(), stdout);
       std::fflush(stdout);
