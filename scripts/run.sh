@@ -15,11 +15,11 @@ esac
 started=$(date +%s)
 stage "dependencies"
 ensure_deps
-# Each stage's time, at the end of every run; on a GPU, against the main job's budget (120 s on the H200
+# Each stage's time, at the end of every run; on a GPU, against the main job's budget (75 s on the H200
 # from a fresh copy, build included).
 gpu=$(detect_gpu)
 budget=0
-[ "$gpu" = none ] || budget=${KBENCH_RUN_BUDGET:-120}
+[ "$gpu" = none ] || budget=${KBENCH_RUN_BUDGET:-75}
 trap 'status=$?; print_stage_times "$started" "$status" "$budget" "the main job'"'"'s budget"; exit $status' EXIT
 reports="$KBENCH_BUILD/reports"
 mkdir -p "$reports/json"
