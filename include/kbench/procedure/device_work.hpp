@@ -1,10 +1,11 @@
 // kbench/procedure/device_work.hpp: the procedure's device work for every element type (drawing inputs,
-// comparing outputs, perturbing a reference for the tolerance probe), compiled once per program in translation
-// units of their own (device_work_compare.hpp, device_work_compare_half_floats.hpp,
+// comparing outputs, perturbing a reference for the tolerance probe), compiled once per program in
+// translation units of their own (device_work_compare.hpp, device_work_compare_half_floats.hpp,
 // device_work_compare_fp8.hpp, device_work_compare_integers.hpp, device_work_fill.hpp,
-// device_work_perturb.hpp), which kbench.cmake compiles beside the rest of the procedure (procedure_impl.hpp),
-// so that a project's first build runs them in parallel. Here, what the rest of the procedure sees: declarations that these are
-// instantiated elsewhere, so that it compiles none of their kernels.
+// device_work_perturb.hpp), which kbench.cmake compiles beside the rest of the procedure
+// (procedure_impl.hpp), so that a project's first build runs them in parallel. Here, what the rest of the
+// procedure sees: declarations that these are instantiated elsewhere, so that it compiles none of their
+// kernels.
 #pragma once
 
 #include <cstddef>
@@ -22,8 +23,8 @@ extern template void rotate_elements<void>(void*, const void*, dtype, std::size_
 
 namespace detail {
 // The comparison's element loop, one per element type: fp64 and fp32 in device_work_compare.hpp, fp16 and
-// bf16 in device_work_compare_half_floats.hpp, fp8 in device_work_compare_fp8.hpp, the integers in device_work_compare_integers.hpp (the
-// comparison is the largest part of the device work).
+// bf16 in device_work_compare_half_floats.hpp, fp8 in device_work_compare_fp8.hpp, the integers in
+// device_work_compare_integers.hpp (the comparison is the largest part of the device work).
 extern template element_tally run_compare<device_reader_of<dtype::f64>>(
     const void*, const void*, std::size_t, std::uint64_t, dtype, const tolerance&, bool, hipStream_t);
 extern template element_tally run_compare<device_reader_of<dtype::f32>>(
