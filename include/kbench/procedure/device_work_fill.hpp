@@ -1,7 +1,7 @@
 // kbench/procedure/device_work_fill.hpp: drawing inputs, for every element type, compiled in one translation
 // unit of the program's procedure (device_work.hpp says why); the tolerance probe's perturbation has a unit
 // of its own (device_work_perturb.hpp): together they were the longest unit of the build (on a 2-core
-// machine 11.6 s; apart, 9.3 s and 7.0 s side by side).
+// machine 11.6 s; apart, 9.0 s and 6.8 s side by side).
 #pragma once
 
 #include "device_work.hpp"

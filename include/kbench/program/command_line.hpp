@@ -1,6 +1,6 @@
 // kbench/program/command_line.hpp: a kbench program's command line and environment, parsed (options.hpp's
 // parse_options) in a translation unit of its own: CLI11, a header-only parser, was a third of main()'s
-// unit, which held up every program's link (on a 2-core machine: main()'s unit 14.9 s with it, 9.9 s
+// unit, which held up every program's link (on a 2-core machine: main()'s unit 14.9 s with it, 10.4 s
 // without, the parser's own 4.2 s, side by side). HIP-free.
 #pragma once
 
