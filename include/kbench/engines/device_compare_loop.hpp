@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <vector>
 
@@ -24,7 +25,7 @@ namespace detail {
 // rule is one flag, every ulp rule one bound (the smallest), the within rules a short list.
 struct device_rules {
   int within_count;
-  double atol[max_device_rules];
+  double atol[max_device_rules];  // beyond within_count: infinity (admits every finite pair)
   double rtol[max_device_rules];
   bool exact;
   unsigned long long max_ulps;  // ~0: no ulp rule
@@ -175,7 +176,7 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
                                      typename R::storage poison, const compare_parameters& c) {
   bool finite = true;
 #pragma unroll
-  for (int k = 0; k < G; ++k) finite = finite && R::finite_bits(sa[k]) && R::finite_bits(se[k]);
+  for (int k = 0; k < G; ++k) finite &= R::finite_bits(sa[k]) & R::finite_bits(se[k]);
   if (!finite) {
 #pragma unroll 1
     for (std::size_t i = first; i < first + G; ++i) {
@@ -193,8 +194,13 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
                                 ? ~distance{0}
                                 : static_cast<distance>(c.rules.max_ulps);
   bool rel_candidate = t.max_rel < 0.0;  // the first group: its first element sets the maximum
-  unsigned int failed = 0;
   const double rel_threshold = t.max_rel * (1.0 - 1e-12);
+  const double counted_from = c.counted_from;
+  // Every operation below is done for each element of the group, without a branch: a branch per element
+  // splits the loop into blocks too small for the compiler to overlap the elements' arithmetic. Rule 0
+  // always applies (run_compare makes an absent one admit every finite pair); the others, rarely present,
+  // under one branch per group.
+  bool ok[G];
 #pragma unroll
   for (int k = 0; k < G; ++k) {
     const double a = R::value(sa[k]), e = R::value(se[k]);
@@ -206,23 +212,30 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
     one += ulps == 1;
     two += ulps == 2;
     group_max_ulps = ulps > group_max_ulps ? ulps : group_max_ulps;
-    bool ok = (a == e || !c.rules.exact) && ulps <= max_ulps;
-#pragma unroll
-    for (int w = 0; w < max_device_rules; ++w) {
-      if (w < c.rules.within_count) ok = ok && abs_err[k] <= c.rules.atol[w] + c.rules.rtol[w] * magnitude[k];
-    }
-    failed += !ok;
+    ok[k] = ((a == e) | !c.rules.exact) & (ulps <= max_ulps) &
+            (abs_err[k] <= c.rules.atol[0] + c.rules.rtol[0] * magnitude[k]);
     t.dot += a * e;
     t.norm_a += a * a;
     t.norm_e += e * e;
     t.norm_diff += d * d;
     // Every pair counts, matching or not: the device's result is used only when every element matched.
-    if (magnitude[k] >= c.counted_from) {
-      t.bias_error += d, t.bias_toward += e < 0 ? -d : d, t.bias_magnitude += magnitude[k];
-    }
+    const bool counted = magnitude[k] >= counted_from;
+    t.bias_error += counted ? d : 0.0;
+    t.bias_toward += counted ? (e < 0 ? -d : d) : 0.0;
+    t.bias_magnitude += counted ? magnitude[k] : 0.0;
     group_max = fmax(group_max, abs_err[k]);
-    rel_candidate = rel_candidate || abs_err[k] > rel_threshold * magnitude[k];
+    rel_candidate |= abs_err[k] > rel_threshold * magnitude[k];
   }
+#pragma unroll
+  for (int w = 1; w < max_device_rules; ++w) {
+    if (w < c.rules.within_count) {
+#pragma unroll
+      for (int k = 0; k < G; ++k) ok[k] &= abs_err[k] <= c.rules.atol[w] + c.rules.rtol[w] * magnitude[k];
+    }
+  }
+  unsigned int failed = 0;
+#pragma unroll
+  for (int k = 0; k < G; ++k) failed += !ok[k];
   t.mismatches += failed;
   t.finite_pairs += G;
   t.ulps_equal += equal, t.ulps_one += one, t.ulps_two += two;
@@ -357,6 +370,11 @@ element_tally run_compare(const void* actual, const void* expected, std::size_t 
         ++rules.within_count;
         break;
     }
+  }
+  // The rules not given admit every finite pair: compare_group applies the first without asking whether it
+  // was given.
+  for (int k = rules.within_count; k < max_device_rules; ++k) {
+    rules.atol[k] = std::numeric_limits<double>::infinity(), rules.rtol[k] = 0.0;
   }
   rules.equal_nan = tol.equal_nan;
   const S poison = poison_as<S>(t);
