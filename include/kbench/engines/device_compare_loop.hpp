@@ -17,6 +17,7 @@
 #include "../contract/platform.hpp"
 #include "comparison.hpp"
 #include "device_compare.hpp"
+#include "device_element_readers.hpp"
 
 namespace kbench {
 namespace detail {
@@ -30,62 +31,6 @@ struct device_rules {
   bool exact;
   unsigned long long max_ulps;  // ~0: no ulp rule
   bool equal_nan;
-};
-
-// Device element readers, as comparison.hpp's: the storage word and its value as double.
-template <class Word, dtype T>
-struct device_reader {
-  using storage = Word;
-  static constexpr bool is_float = info(T).is_float;
-  __device__ static double value(Word w) {
-    if constexpr (T == dtype::f64) {
-      return __longlong_as_double(static_cast<long long>(w));
-    } else if constexpr (T == dtype::f32) {
-      return static_cast<double>(__uint_as_float(w));
-    } else if constexpr (T == dtype::f16) {
-      // Through the fp32 encoding, exactly: no platform half intrinsic needed.
-      const unsigned int sign = (static_cast<unsigned int>(w) & 0x8000u) << 16;
-      const unsigned int e = (w >> 10) & 0x1Fu, m = w & 0x3FFu;
-      if (e == 0) return (sign ? -1.0 : 1.0) * static_cast<double>(m) * 5.9604644775390625e-08;  // m * 2^-24
-      if (e == 31) return static_cast<double>(__uint_as_float(sign | 0x7F800000u | (m << 13)));
-      return static_cast<double>(__uint_as_float(sign | ((e + 112u) << 23) | (m << 13)));
-    } else if constexpr (T == dtype::bf16) {
-      return static_cast<double>(__uint_as_float(static_cast<unsigned int>(w) << 16));
-    } else if constexpr (T == dtype::f8e4m3) {
-      return static_cast<double>(fp8_e4m3_to_float(w));
-    } else {
-      return static_cast<double>(w);
-    }
-  }
-  // False for NaN and Inf, from the bits alone (integer types: always true).
-  __device__ static bool finite_bits(Word w) {
-    if constexpr (T == dtype::f64) {
-      return ((static_cast<unsigned long long>(w) >> 52) & 0x7FFu) != 0x7FFu;
-    } else if constexpr (T == dtype::f32) {
-      return (w & 0x7F800000u) != 0x7F800000u;
-    } else if constexpr (T == dtype::f16) {
-      return (w & 0x7C00u) != 0x7C00u;
-    } else if constexpr (T == dtype::bf16) {
-      return (w & 0x7F80u) != 0x7F80u;
-    } else if constexpr (T == dtype::f8e4m3) {
-      return (w & 0x7Fu) != 0x7Fu;  // e4m3fn: no infinity, one NaN per sign
-    } else {
-      return true;
-    }
-  }
-  // The ulps arithmetic in the narrowest unsigned type that holds it: 32 bits up to 4-byte words (the
-  // distance through zero of two 32-bit magnitudes is below 2^32), 64 above.
-  using distance = std::conditional_t<(sizeof(Word) <= 4), unsigned int, unsigned long long>;
-  __device__ static distance ulps(Word a, Word b) {
-    constexpr distance sign = distance{1} << (8 * sizeof(Word) - 1);
-    constexpr distance mask = sign | (sign - 1);
-    const distance ua = static_cast<distance>(a) & mask;
-    const distance ub = static_cast<distance>(b) & mask;
-    const distance ma = ua & ~sign, mb = ub & ~sign;
-    const bool na = (ua & sign) && ma != 0, nb = (ub & sign) && mb != 0;
-    if (na == nb) return ma > mb ? ma - mb : mb - ma;
-    return ma + mb;
-  }
 };
 
 struct compare_parameters {
@@ -163,12 +108,43 @@ __device__ inline void compare_element(thread_tally& t, std::size_t i, typename 
   t.mismatches += !ok;
 }
 
+// A group's elements against the tally's maxima (compare_group's last step): compared once for the group, and
+// replaced element by element, in index order, only when the group holds a candidate; the relative error as
+// compare_element computes it.
+template <class R, int G>
+__device__ inline void keep_group_maxima(thread_tally& t, std::size_t first, const double* abs_err, const double* magnitude,
+                                         const typename R::storage* se, double group_max, bool rel_candidate) {
+  if (group_max > t.max_abs) {
+#pragma unroll
+    for (int k = 0; k < G; ++k) {
+      if (abs_err[k] > t.max_abs) {
+        t.max_abs = abs_err[k], t.max_abs_index = first + k;
+        t.max_abs_expected = R::value(se[k]);
+      }
+    }
+  }
+  if (rel_candidate) {  // compare_element's relative error, in order
+    const double infinity = __longlong_as_double(0x7FF0000000000000ll);
+#pragma unroll
+    for (int k = 0; k < G; ++k) {
+      double rel_err = 0.0;
+      if (abs_err[k] != 0.0) {
+        if (magnitude[k] == 0.0) {
+          rel_err = infinity;
+        } else if (abs_err[k] > t.max_rel * magnitude[k] * (1.0 - 1e-12)) {
+          rel_err = abs_err[k] / magnitude[k];
+        }
+      }
+      if (rel_err > t.max_rel) t.max_rel = rel_err, t.max_rel_index = first + k;
+    }
+  }
+}
+
 // G floats at once (four, or two of 64 bits), with compare_element's result on each: the common case (all
-// finite; the poison pattern is a NaN, so it is not among them) without a branch per element. The maxima are
-// compared once per group and replaced element by element, in index order, only when the group holds a
-// candidate. A group holding a NaN or an Inf goes through compare_element, in a loop that is not unrolled
-// and reads the elements again (from the cache): one copy of that code per group of the kernel's unrolled
-// chunk instead of one per element, which was most of the comparison's compile time.
+// finite; the poison pattern is a NaN, so it is not among them) without a branch per element, the maxima
+// last (keep_group_maxima). A group holding a NaN or an Inf goes through compare_element, in a loop that is
+// not unrolled and reads the elements again (from the cache): one copy of that code per group of the
+// kernel's unrolled chunk instead of one per element, which was most of the comparison's compile time.
 template <class R, int G>
 __device__ inline void compare_group(thread_tally& t, std::size_t first, const typename R::storage* sa,
                                      const typename R::storage* se, const typename R::storage* actual,
@@ -240,30 +216,7 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
   t.finite_pairs += G;
   t.ulps_equal += equal, t.ulps_one += one, t.ulps_two += two;
   if (group_max_ulps > t.max_ulps) t.max_ulps = group_max_ulps;
-  if (group_max > t.max_abs) {
-#pragma unroll
-    for (int k = 0; k < G; ++k) {
-      if (abs_err[k] > t.max_abs) {
-        t.max_abs = abs_err[k], t.max_abs_index = first + k;
-        t.max_abs_expected = R::value(se[k]);
-      }
-    }
-  }
-  if (rel_candidate) {  // compare_element's relative error, in order
-    const double infinity = __longlong_as_double(0x7FF0000000000000ll);
-#pragma unroll
-    for (int k = 0; k < G; ++k) {
-      double rel_err = 0.0;
-      if (abs_err[k] != 0.0) {
-        if (magnitude[k] == 0.0) {
-          rel_err = infinity;
-        } else if (abs_err[k] > t.max_rel * magnitude[k] * (1.0 - 1e-12)) {
-          rel_err = abs_err[k] / magnitude[k];
-        }
-      }
-      if (rel_err > t.max_rel) t.max_rel = rel_err, t.max_rel_index = first + k;
-    }
-  }
+  keep_group_maxima<R, G>(t, first, abs_err, magnitude, se, group_max, rel_candidate);
 }
 
 // actual[i] is `constant` when `actual` is null (the tolerance probes: an unwritten or an all-zero output).

@@ -12,7 +12,8 @@
 #include "../contract/device_buffer.hpp"
 #include "../contract/hip_check.hpp"
 #include "bias_audit.hpp"
-#include "device_compare_loop.hpp"
+#include "device_compare.hpp"
+#include "device_element_readers.hpp"
 
 namespace kbench {
 namespace detail {
