@@ -45,6 +45,15 @@ struct compare_parameters {
 // any output that fits in memory.
 using thread_tally = basic_tally<unsigned int>;
 
+// An element's relative error where it could be a thread's new maximum (`max_rel`), else 0: the division only
+// for a candidate (any element whose error could exceed the maximum passes this relaxed test), so the maximum
+// is the host's, exactly, at a fraction of the cost.
+__device__ inline double candidate_relative_error(double abs_err, double magnitude, double max_rel) {
+  if (abs_err == 0.0) return 0.0;
+  if (magnitude == 0.0) return __longlong_as_double(0x7FF0000000000000ll);  // infinity
+  return abs_err > max_rel * magnitude * (1.0 - 1e-12) ? abs_err / magnitude : 0.0;
+}
+
 // One element into a thread's tally: the host engine's element loop, on the device.
 template <class R>
 __device__ inline void compare_element(thread_tally& t, std::size_t i, typename R::storage sa, typename R::storage se,
@@ -70,18 +79,8 @@ __device__ inline void compare_element(thread_tally& t, std::size_t i, typename 
       int_diff = sa > se ? static_cast<unsigned long long>(sa - se) : static_cast<unsigned long long>(se - sa);
     }
     abs_err = R::is_float ? fabs(a - e) : static_cast<double>(int_diff);
-    // The division only for a candidate maximum (any element whose rel_err could exceed it passes this
-    // relaxed test), so the result is the host's, exactly, at a fraction of the cost.
     const double magnitude = fabs(e);
-    if (abs_err == 0.0) {
-      rel_err = 0.0;
-    } else if (magnitude == 0.0) {
-      rel_err = infinity;
-    } else if (abs_err > t.max_rel * magnitude * (1.0 - 1e-12)) {
-      rel_err = abs_err / magnitude;
-    } else {
-      rel_err = 0.0;  // at most the current maximum: cannot replace it
-    }
+    rel_err = candidate_relative_error(abs_err, magnitude, t.max_rel);
     const unsigned long long ulps = R::is_float ? R::ulps(sa, se) : int_diff;
     t.count_ulps(ulps);
     ok = (identical || !c.rules.exact) && ulps <= c.rules.max_ulps;
@@ -108,8 +107,7 @@ __device__ inline void compare_element(thread_tally& t, std::size_t i, typename 
 }
 
 // A group's elements against the tally's maxima (compare_group's last step): compared once for the group, and
-// replaced element by element, in index order, only when the group holds a candidate; the relative error as
-// compare_element computes it.
+// replaced element by element, in index order, only when the group holds a candidate.
 template <class R, int G>
 __device__ inline void keep_group_maxima(thread_tally& t, std::size_t first, const double* abs_err, const double* magnitude,
                                          const typename R::storage* se, double group_max, bool rel_candidate) {
@@ -122,18 +120,10 @@ __device__ inline void keep_group_maxima(thread_tally& t, std::size_t first, con
       }
     }
   }
-  if (rel_candidate) {  // compare_element's relative error, in order
-    const double infinity = __longlong_as_double(0x7FF0000000000000ll);
+  if (rel_candidate) {  // in index order, as compare_element meets them
 #pragma unroll
     for (int k = 0; k < G; ++k) {
-      double rel_err = 0.0;
-      if (abs_err[k] != 0.0) {
-        if (magnitude[k] == 0.0) {
-          rel_err = infinity;
-        } else if (abs_err[k] > t.max_rel * magnitude[k] * (1.0 - 1e-12)) {
-          rel_err = abs_err[k] / magnitude[k];
-        }
-      }
+      const double rel_err = candidate_relative_error(abs_err[k], magnitude[k], t.max_rel);
       if (rel_err > t.max_rel) t.max_rel = rel_err, t.max_rel_index = first + k;
     }
   }
@@ -170,7 +160,6 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
                                 : static_cast<distance>(c.rules.max_ulps);
   bool rel_candidate = t.max_rel < 0.0;  // the first group: its first element sets the maximum
   const double rel_threshold = t.max_rel * (1.0 - 1e-12);
-  const double counted_from = c.counted_from;
   // Every operation below is done for each element of the group, without a branch: a branch per element
   // splits the loop into blocks too small for the compiler to overlap the elements' arithmetic. Rule 0
   // always applies (run_compare makes an absent one admit every finite pair); the others, rarely present,
@@ -194,7 +183,7 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
     t.norm_e += e * e;
     t.norm_diff += d * d;
     // Every pair counts, matching or not: the device's result is used only when every element matched.
-    const bool counted = magnitude[k] >= counted_from;
+    const bool counted = magnitude[k] >= c.counted_from;
     t.bias_error += counted ? d : 0.0;
     t.bias_toward += counted ? (e < 0 ? -d : d) : 0.0;
     t.bias_magnitude += counted ? magnitude[k] : 0.0;
