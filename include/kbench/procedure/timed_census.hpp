@@ -39,15 +39,18 @@ namespace detail {
 [[nodiscard]] inline std::vector<finding> compare_timed_with_checked(const case_devices& devices, case_buffers& buffers,
                                                                     timed_input_sets& sets, int launches) {
   if (devices.count() > 1) return {};  // a capture holds one stream: the census says what it can of the others
-  captured_kernels on_set_zero, in_sample;
+  captured_kernels in_checked_launch, in_timed_launches;
   const hipStream_t stream = devices.stream();
-  if (!capture_kernels(stream, [&] { buffers.launch(side::optimized); }, on_set_zero)) return {};
-  if (!capture_kernels(stream, [&] { for (int i = 0; i < launches; ++i) sets.launch(side::optimized, i); }, in_sample)) return {};
-  std::vector<std::string> over_limits = on_set_zero.over_limits;
-  over_limits.insert(over_limits.end(), in_sample.over_limits.begin(), in_sample.over_limits.end());
+  if (!capture_kernels(stream, [&] { buffers.launch(side::optimized); }, in_checked_launch)) return {};
+  const auto timed_launches = [&] {
+    for (int i = 0; i < launches; ++i) sets.launch(side::optimized, i);
+  };
+  if (!capture_kernels(stream, timed_launches, in_timed_launches)) return {};
+  std::vector<std::string> over_limits = in_checked_launch.over_limits;
+  over_limits.insert(over_limits.end(), in_timed_launches.over_limits.begin(), in_timed_launches.over_limits.end());
   std::vector<finding> found = over_limit_findings(over_limits, side::optimized, "checked or timed launches");
-  const std::vector<std::string>& checked = on_set_zero.lines;
-  const std::vector<std::string>& timed = in_sample.lines;
+  const std::vector<std::string>& checked = in_checked_launch.lines;
+  const std::vector<std::string>& timed = in_timed_launches.lines;
   const std::size_t each = checked.size();
   for (int i = 0; i < launches; ++i) {
     const std::size_t first = static_cast<std::size_t>(i) * each;
