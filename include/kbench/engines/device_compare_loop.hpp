@@ -74,14 +74,10 @@ __device__ inline void compare_element(thread_tally& t, std::size_t i, typename 
     abs_err = rel_err = ok ? 0.0 : infinity;
     if (!ok && t.nonfinite++ == 0) t.first_nonfinite = i;
   } else {
-    unsigned long long int_diff = 0;
-    if constexpr (!R::is_float) {
-      int_diff = sa > se ? static_cast<unsigned long long>(sa - se) : static_cast<unsigned long long>(se - sa);
-    }
-    abs_err = R::is_float ? fabs(a - e) : static_cast<double>(int_diff);
+    const unsigned long long ulps = R::ulps(sa, se);  // integers: their difference
+    abs_err = R::is_float ? fabs(a - e) : static_cast<double>(ulps);
     const double magnitude = fabs(e);
     rel_err = candidate_relative_error(abs_err, magnitude, t.max_rel);
-    const unsigned long long ulps = R::is_float ? R::ulps(sa, se) : int_diff;
     t.count_ulps(ulps);
     ok = (identical || !c.rules.exact) && ulps <= c.rules.max_ulps;
     // Unrolled over the fixed maximum: a loop bound by within_count would index the parameter arrays at
@@ -129,20 +125,27 @@ __device__ inline void keep_group_maxima(thread_tally& t, std::size_t first, con
   }
 }
 
-// G floats at once (four, or two of 64 bits), with compare_element's result on each: the common case (all
-// finite; the poison pattern is a NaN, so it is not among them) without a branch per element, the maxima
-// last (keep_group_maxima). A group holding a NaN or an Inf goes through compare_element, in a loop that is
-// not unrolled and reads the elements again (from the cache): one copy of that code per group of the
-// kernel's unrolled chunk instead of one per element, which was most of the comparison's compile time.
+// G elements at once (four, or two of 64 bits), with compare_element's result on each: the common case
+// without a branch per element, the maxima last (keep_group_maxima). The common case: floats all finite (a
+// float's poison pattern is a NaN, so it is not among them), integers none holding the poison pattern where
+// the reference does not. Any other group goes through compare_element, in a loop that is not unrolled and
+// reads the elements again (from the cache): one copy of that code per group of the kernel's unrolled chunk
+// instead of one per element, which was most of the comparison's compile time.
 template <class R, int G>
 __device__ inline void compare_group(thread_tally& t, std::size_t first, const typename R::storage* sa,
                                      const typename R::storage* se, const typename R::storage* actual,
                                      const typename R::storage* expected, typename R::storage constant,
                                      typename R::storage poison, const compare_parameters& c) {
-  bool finite = true;
+  bool common = true;
 #pragma unroll
-  for (int k = 0; k < G; ++k) finite &= R::finite_bits(sa[k]) & R::finite_bits(se[k]);
-  if (!finite) {
+  for (int k = 0; k < G; ++k) {
+    if constexpr (R::is_float) {
+      common &= R::finite_bits(sa[k]) & R::finite_bits(se[k]);
+    } else {
+      common &= !c.detect_poison | (sa[k] != poison) | (sa[k] == se[k]);
+    }
+  }
+  if (!common) {
 #pragma unroll 1
     for (std::size_t i = first; i < first + G; ++i) {
       compare_element<R>(t, i, actual ? actual[i] : constant, expected[i], poison, c);
@@ -153,7 +156,8 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
   double abs_err[G], magnitude[G];
   double group_max = 0.0;
   distance group_max_ulps = 0;
-  unsigned int equal = 0, one = 0, two = 0;
+  // The pairs 0, 1, 2 and more ulps apart, one byte each (a group holds at most 4 pairs).
+  unsigned int by_ulps = 0;
   // The ulp rule's bound in the same width (a bound beyond it admits every distance).
   const distance max_ulps = c.rules.max_ulps >= static_cast<unsigned long long>(~distance{0})
                                 ? ~distance{0}
@@ -169,24 +173,29 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
   for (int k = 0; k < G; ++k) {
     const double a = R::value(sa[k]), e = R::value(se[k]);
     const double d = a - e;
-    abs_err[k] = fabs(d);
+    const distance ulps = R::ulps(sa[k], se[k]);  // integers: their difference, which d may have rounded
+    abs_err[k] = R::is_float ? fabs(d) : static_cast<double>(ulps);
     magnitude[k] = fabs(e);
-    const distance ulps = R::ulps(sa[k], se[k]);
-    equal += ulps == 0;
-    one += ulps == 1;
-    two += ulps == 2;
+    by_ulps += 1u << (8 * static_cast<unsigned int>(ulps < 3 ? ulps : 3));
     group_max_ulps = ulps > group_max_ulps ? ulps : group_max_ulps;
-    ok[k] = ((a == e) | !c.rules.exact) & (ulps <= max_ulps) &
+    // For finite floats, ulps == 0 is a == e; for integers, sa == se.
+    ok[k] = ((ulps == 0) | !c.rules.exact) & (ulps <= max_ulps) &
             (abs_err[k] <= c.rules.atol[0] + c.rules.rtol[0] * magnitude[k]);
     t.dot += a * e;
     t.norm_a += a * a;
     t.norm_e += e * e;
     t.norm_diff += d * d;
-    // Every pair counts, matching or not: the device's result is used only when every element matched.
-    const bool counted = magnitude[k] >= c.counted_from;
-    t.bias_error += counted ? d : 0.0;
-    t.bias_toward += counted ? (e < 0 ? -d : d) : 0.0;
-    t.bias_magnitude += counted ? magnitude[k] : 0.0;
+    // The signs' audit, of floats. Every pair counts, matching or not: the device's result is used only when
+    // every element matched. A weight of 1 or 0 in a fused multiply-add adds the term or nothing, rounded as
+    // the sum alone.
+    if constexpr (R::is_float) {
+      const double counted = magnitude[k] >= c.counted_from ? 1.0 : 0.0;
+      const double toward =  // d toward the reference's magnitude: its sign flipped where e is negative
+          __longlong_as_double(__double_as_longlong(d) ^ (__double_as_longlong(e) & std::numeric_limits<long long>::min()));
+      t.bias_error = fma(d, counted, t.bias_error);
+      t.bias_toward = fma(toward, counted, t.bias_toward);
+      t.bias_magnitude = fma(magnitude[k], counted, t.bias_magnitude);
+    }
     group_max = fmax(group_max, abs_err[k]);
     rel_candidate |= abs_err[k] > rel_threshold * magnitude[k];
   }
@@ -202,10 +211,16 @@ __device__ inline void compare_group(thread_tally& t, std::size_t first, const t
   for (int k = 0; k < G; ++k) failed += !ok[k];
   t.mismatches += failed;
   t.finite_pairs += G;
-  t.ulps_equal += equal, t.ulps_one += one, t.ulps_two += two;
+  t.ulps_equal += by_ulps & 0xFFu, t.ulps_one += (by_ulps >> 8) & 0xFFu, t.ulps_two += (by_ulps >> 16) & 0xFFu;
   if (group_max_ulps > t.max_ulps) t.max_ulps = group_max_ulps;
   keep_group_maxima<R, G>(t, first, abs_err, magnitude, se, group_max, rel_candidate);
 }
+
+// Which types take compare_group's path: floats, and 8-bit integers (quantized outputs, which compare_element
+// reads at a tenth of the copy bandwidth). Wider integers stay element by element: each unrolled path costs
+// its unit seconds of compile time, and they reach half the copy bandwidth without it.
+template <class R>
+inline constexpr bool grouped = R::is_float || sizeof(typename R::storage) == 1;
 
 // actual[i] is `constant` when `actual` is null (the tolerance probes: an unwritten or an all-zero output).
 // Both arrays are read 16 bytes at a time (device allocations are aligned), `unroll` vectors of each per
@@ -218,7 +233,7 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
   using S = typename R::storage;
   constexpr int per_vector = 16 / sizeof(S);
   constexpr int group = per_vector < 4 ? per_vector : 4;
-  constexpr int unroll = 4;
+  constexpr int unroll = sizeof(S) == 1 ? 2 : 4;  // 8-bit types: 32 elements a vector pair already
   union chunk {
     uint4 bits;
     S elements[per_vector];
@@ -240,7 +255,7 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
   };
   // A thread meets its elements in increasing index order, as thread_tally requires.
   std::size_t v = first;
-  if constexpr (R::is_float) {
+  if constexpr (grouped<R>) {
     for (; v + (unroll - 1) * stride < vectors; v += unroll * stride) {
       chunk a[unroll], e[unroll];
 #pragma unroll
@@ -255,8 +270,8 @@ __global__ void __launch_bounds__(256) compare_kernel(const typename R::storage*
       }
     }
   }
-  // Integers (and the floats' last vectors): element by element, a vector at a time, in a loop that is not
-  // unrolled over vectors.
+  // The other integers, and every type's last vectors: element by element, a vector at a time, in a loop
+  // that is not unrolled over vectors.
 #pragma unroll 1
   for (; v < vectors; v += stride) {
     chunk a, e;

@@ -21,22 +21,34 @@ struct device_reader {
   __device__ static double value(Word w) {
     if constexpr (T == dtype::f64) {
       return __longlong_as_double(static_cast<long long>(w));
-    } else if constexpr (T == dtype::f32) {
-      return static_cast<double>(__uint_as_float(w));
+    } else if constexpr (T == dtype::f32 || T == dtype::bf16) {
+      return static_cast<double>(__uint_as_float(static_cast<unsigned int>(w) << (T == dtype::bf16 ? 16 : 0)));
     } else if constexpr (T == dtype::f16) {
-      // Through the fp32 encoding, exactly: no platform half intrinsic needed.
-      const unsigned int sign = (static_cast<unsigned int>(w) & 0x8000u) << 16;
-      const unsigned int e = (w >> 10) & 0x1Fu, m = w & 0x3FFu;
-      if (e == 0) return (sign ? -1.0 : 1.0) * static_cast<double>(m) * 5.9604644775390625e-08;  // m * 2^-24
-      if (e == 31) return static_cast<double>(__uint_as_float(sign | 0x7F800000u | (m << 13)));
-      return static_cast<double>(__uint_as_float(sign | ((e + 112u) << 23) | (m << 13)));
-    } else if constexpr (T == dtype::bf16) {
-      return static_cast<double>(__uint_as_float(static_cast<unsigned int>(w) << 16));
+      return narrow_float<10, 5, true>(w);
     } else if constexpr (T == dtype::f8e4m3) {
-      return static_cast<double>(fp8_e4m3_to_float(w));
+      return narrow_float<3, 4, false>(w);
     } else {
       return static_cast<double>(w);
     }
+  }
+  // A float of `Mantissa` and `Exponent` bits (with a sign bit above them) as double, exactly, built from its
+  // bits without a branch or a conversion: the exponent rebiased, and a subnormal's m * 2^(1 - bias -
+  // Mantissa) as the difference of two doubles whose last mantissa bit is worth that much. Inf and NaN: an
+  // exponent of all ones (IEEE), or, for e4m3fn (no infinity), only all ones in exponent and mantissa (NaN).
+  template <int Mantissa, int Exponent, bool Ieee>
+  __device__ static double narrow_float(Word w) {
+    using u64 = unsigned long long;
+    constexpr u64 all_ones = (u64{1} << Exponent) - 1, bias = all_ones / 2;
+    const u64 bits = static_cast<u64>(w);
+    const u64 m = bits & ((u64{1} << Mantissa) - 1), e = (bits >> Mantissa) & all_ones;
+    const u64 sign = ((bits >> (Mantissa + Exponent)) & 1) << 63;
+    const bool special = Ieee ? e == all_ones : (e == all_ones && m == (u64{1} << Mantissa) - 1);
+    const u64 exponent = special ? u64{0x7FF} : e + 1023 - bias;
+    const u64 normal = sign | (exponent << 52) | (m << (52 - Mantissa));
+    constexpr u64 unit = u64{1075 + 1 - bias - Mantissa} << 52;  // a double whose last mantissa bit is the step
+    const double subnormal = __longlong_as_double(static_cast<long long>(unit | m)) - __longlong_as_double(static_cast<long long>(unit));
+    return e == 0 ? __longlong_as_double(static_cast<long long>(sign | __double_as_longlong(subnormal)))
+                  : __longlong_as_double(static_cast<long long>(normal));
   }
   // False for NaN and Inf, from the bits alone (integer types: always true).
   __device__ static bool finite_bits(Word w) {
@@ -54,18 +66,25 @@ struct device_reader {
       return true;
     }
   }
-  // The ulps arithmetic in the narrowest unsigned type that holds it: 32 bits up to 4-byte words (the
-  // distance through zero of two 32-bit magnitudes is below 2^32), 64 above.
+  // How far apart two words are: floats in units in the last place, integers by their difference. In the
+  // narrowest unsigned type that holds it: 32 bits up to 4-byte words (the distance through zero of two
+  // 32-bit magnitudes, or between two 32-bit integers, is below 2^32), 64 above. A float becomes its place on
+  // the number line (the magnitude, negated for a negative sign; both zeros at 0), and the distance is the
+  // difference of the places.
   using distance = std::conditional_t<(sizeof(Word) <= 4), unsigned int, unsigned long long>;
   __device__ static distance ulps(Word a, Word b) {
-    constexpr distance sign = distance{1} << (8 * sizeof(Word) - 1);
-    constexpr distance mask = sign | (sign - 1);
-    const distance ua = static_cast<distance>(a) & mask;
-    const distance ub = static_cast<distance>(b) & mask;
-    const distance ma = ua & ~sign, mb = ub & ~sign;
-    const bool na = (ua & sign) && ma != 0, nb = (ub & sign) && mb != 0;
-    if (na == nb) return ma > mb ? ma - mb : mb - ma;
-    return ma + mb;
+    if constexpr (!is_float) {
+      return a > b ? static_cast<distance>(a) - static_cast<distance>(b) : static_cast<distance>(b) - static_cast<distance>(a);
+    } else {
+      using place = std::make_signed_t<distance>;
+      constexpr distance sign = distance{1} << (8 * sizeof(Word) - 1);
+      const auto place_of = [](Word w) {
+        const distance magnitude = static_cast<distance>(w) & (sign - 1);
+        return (static_cast<distance>(w) & sign) ? distance{0} - magnitude : magnitude;
+      };
+      const distance pa = place_of(a), pb = place_of(b);
+      return static_cast<place>(pa) > static_cast<place>(pb) ? pa - pb : pb - pa;
+    }
   }
 };
 
