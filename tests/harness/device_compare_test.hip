@@ -121,6 +121,49 @@ TEST_CASE("device and host comparisons agree for every dtype, clean or not", "[d
   }
 }
 
+// Integers of every width drawn from all their bits, a fifth of the actual ones redrawn, and pairs at the
+// type's two ends planted both ways round: differences as wide as the type allows (an int32's reach 2^32 - 1,
+// which a difference taken in 32 bits overflows), each engine's maxima and counts the same.
+TEST_CASE("device and host comparisons agree on integers as far apart as their type allows", "[device_compare]") {
+  const std::size_t n = 1'000'003;
+  kbench::stream s;
+  std::mt19937_64 rng(0x5EED);
+  for (dtype t : {dtype::i8, dtype::u8, dtype::i16, dtype::u16, dtype::i32, dtype::u32, dtype::i64, dtype::u64}) {
+    const std::size_t size = kbench::info(t).size;
+    const std::uint64_t all_ones = ~std::uint64_t{0} >> (64 - 8 * size);
+    const std::uint64_t lowest = kbench::info(t).is_signed ? std::uint64_t{1} << (8 * size - 1) : 0;
+    const std::uint64_t highest = kbench::info(t).is_signed ? lowest - 1 : all_ones;
+    std::vector<unsigned char> expected(n * size), actual(n * size);
+    const auto put = [&](std::vector<unsigned char>& to, std::size_t i, std::uint64_t bits) {
+      std::memcpy(to.data() + i * size, &bits, size);  // the low bytes: this machine is little-endian
+    };
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t drawn = rng();
+      put(expected, i, drawn);
+      put(actual, i, i % 5 == 1 ? rng() : drawn);
+      if (i % 97 == 3) {
+        put(expected, i, lowest);
+        put(actual, i, highest);
+      } else if (i % 89 == 5) {
+        put(expected, i, highest);
+        put(actual, i, lowest);
+      }
+    }
+    kbench::device_allocation a(actual.size()), e(expected.size());
+    KBENCH_HIP_CHECK(hipMemcpy(a.data(), actual.data(), actual.size(), hipMemcpyHostToDevice));
+    KBENCH_HIP_CHECK(hipMemcpy(e.data(), expected.data(), expected.size(), hipMemcpyHostToDevice));
+    INFO(kbench::info(t).name);
+    const std::vector<std::size_t> extents{n};
+    const kbench::tolerance rule = kbench::make_tolerance(tol::exact{});
+    const kbench::comparison host = kbench::compare({actual.data(), t, n, extents}, {expected.data(), t, n, extents}, rule);
+    const kbench::device_comparison device = kbench::compare_on_device(a.data(), e.data(), t, n, extents, rule, s.get());
+    require_same(host, device.result);
+    CHECK(host.max_abs_error == static_cast<double>(all_ones));  // the planted ends were compared
+    CHECK(host.max_ulps == all_ones);
+    CHECK_FALSE(device.result.passed);
+  }
+}
+
 TEST_CASE("the audit of the errors' signs agrees on the GPU, over rows short and long", "[device_compare]") {
   kbench::stream s;
   // Rows of 8 (a thread each), 1000 and 2^17 + 3 (cut into segments), and a one-dimensional output.
