@@ -13,9 +13,11 @@ trees=()
 for tree in "$@"; do
   tree=$(cd "$tree" && pwd)
   trees+=("$tree")
-  cmake -S "$tree" -B "$tree/build-perf-run-wall" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBENCH_GPU_PLATFORM=nvidia \
-    -DCMAKE_CUDA_ARCHITECTURES="$(nvidia_gpu_archs)" -DKBENCH_PYTHON=OFF > "$tree/build-perf-run-wall.log" 2>&1
-  cmake --build "$tree/build-perf-run-wall" -j "$JOBS" --target rmsnorm_test >> "$tree/build-perf-run-wall.log" 2>&1
+  log=$tree/build-perf-run-wall.log
+  { cmake -S "$tree" -B "$tree/build-perf-run-wall" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKBENCH_GPU_PLATFORM=nvidia \
+      -DCMAKE_CUDA_ARCHITECTURES="$(nvidia_gpu_archs)" -DKBENCH_PYTHON=OFF &&
+    cmake --build "$tree/build-perf-run-wall" -j "$JOBS" --target rmsnorm_test; } > "$log" 2>&1 ||
+    { echo "$tree: the build failed:"; tail -30 "$log"; exit 1; }
 done
 json=$(mktemp)
 trap 'rm -f "$json"' EXIT

@@ -12,12 +12,16 @@ root=$(cd "$here/../.." && pwd)
 other=$(cd "$1" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+pids=()
 for side in this other; do
   include=$root/include
   [ $side = other ] && include=$other/include
   "$root/studies/hip-program.sh" "$here/results.hip" "$work/$side" -I "$include" > "$work/$side.log" 2>&1 &
+  pids+=($!)
 done
-wait
+for i in 0 1; do
+  wait "${pids[$i]}" || { side=$([ $i = 0 ] && echo this || echo other); echo "the $side tree's build failed:"; tail -30 "$work/$side.log"; exit 1; }
+done
 for side in other this; do
   "$work/$side" > "$work/$side.txt"
   echo "$side tree:"
