@@ -7,7 +7,6 @@
 #include <type_traits>
 
 #include "../contract/dtype.hpp"
-#include "../contract/fp8.hpp"
 #include "../contract/platform.hpp"
 
 namespace kbench {
