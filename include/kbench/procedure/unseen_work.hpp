@@ -6,7 +6,7 @@
 // function runs on another stream and waits for before it returns. Two measures see what the events miss:
 //   after return   the host time from the call's return until the device is idle, against the launch's
 //                  time on the timed stream: work left running on another stream
-//   in the call    the call's host time while every compute unit is kept busy for `saturation_seconds` from
+//   in the call    the call's host time while every compute unit is kept busy for a while (saturation_for) from
 //                  another stream, against its time on an idle device: a call that waits for the device
 //                  waits for that load, where one that only queues work (whatever its host work takes: a
 //                  Python side's interpreter, a library's heuristics) does not
@@ -15,6 +15,7 @@
 // load holds compute units, not copy engines: a copy waited for on another stream is not seen here.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -27,10 +28,17 @@
 namespace kbench {
 namespace detail {
 
-// How long the load keeps the device busy, and how many calls are timed under it (the median counts): 3 x 10
-// ms, a call that waits for the device 5 ms longer at least, far beyond any host work's jitter.
-inline constexpr double saturation_seconds = 10e-3;
+// How long the load keeps the device busy: a hundred times the call's own host time on an idle device (the
+// median of 20), so that its host work's jitter stays far below half of it, and 2 to 10 ms: a call that
+// waits for the device waits 1.8 ms longer at least, against a verdict at half the load. A C++ side's call
+// of a few microseconds gets 2 ms, a Python side's of 50 us 5 ms. How many calls are timed under it: 3,
+// the median counts.
+inline constexpr double shortest_saturation = 2e-3, longest_saturation = 10e-3, saturation_per_call = 100;
 inline constexpr int saturated_calls = 3;
+
+[[nodiscard]] inline double saturation_for(double idle_call) {
+  return std::clamp(saturation_per_call * idle_call, shortest_saturation, longest_saturation);
+}
 
 // The host times of one launch (timing_measurements' fields of the same names): on an idle device, and the
 // call under the load (0 where not measured).
@@ -56,11 +64,12 @@ template <class Prepare, class Launch>
   // Volta: every thread slot), so that no block of another stream starts before the load ends.
   int fit = spin_blocks_per_multiprocessor(256);
   if (fit < 1) fit = 8;
+  const double saturation = saturation_for(idle.call);
   std::vector<double> calls;
   for (int i = 0; i < saturated_calls; ++i) {
     prepare();
     KBENCH_HIP_CHECK(hipDeviceSynchronize());
-    load.load(saturation_seconds, fit);
+    load.load(saturation, fit);
     std::this_thread::sleep_for(std::chrono::microseconds(200));  // for its blocks to land
     const auto before = std::chrono::steady_clock::now();
     launch();
@@ -68,7 +77,7 @@ template <class Prepare, class Launch>
     KBENCH_HIP_CHECK(hipDeviceSynchronize());
   }
   t.saturated_call = summarize(calls).median;
-  t.saturation = saturation_seconds;
+  t.saturation = saturation;
   return t;
 }
 
