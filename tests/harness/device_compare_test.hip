@@ -3,7 +3,8 @@
 // outputs, against copying both to the host and comparing there, and on 256 MiB outputs of every element
 // width. And the inputs as drawn on the device ("[distribution]"): given values, a function of the index, and
 // whole cases whose inputs belong to their indices, or that a shape does not use. And a failed call's error,
-// once thrown, gone from the runtime ("[errors]"). Runs on a GPU (skipped without one).
+// once thrown, gone from the runtime ("[errors]"). Sealed memory ("[sealed]"). Runs on a GPU (skipped without
+// one).
 // The comparison and the drawing are the ones the procedure compiled (kbench/procedure/device_work.hpp): the
 // code under test is what every kernel test runs.
 #include <kbench/compare.hpp>
@@ -239,15 +240,32 @@ TEST_CASE("sealed memory: no value in sight while sealed, every value back after
     std::size_t same = 0;
     for (std::size_t i = 0; i < values.size(); ++i) same += hidden[i] == values[i];
     CHECK(same < 10);  // a key stream: about one in 65536 stays
+    CHECK(sealed.intact());
+    CHECK(read() == hidden);  // checked, still sealed
+    CHECK(sealed.intact());
     CHECK(sealed.unseal());
     CHECK(read() == values);
   }
   {
     kbench::detail::sealed_memory sealed(memory.data(), 2002, nullptr);
     sealed.seal();
+    CHECK(sealed.intact());
     const std::uint16_t nan = 0x7E00;
     KBENCH_HIP_CHECK(hipMemcpy(memory.data() + 500, &nan, 2, hipMemcpyHostToDevice));  // what a tamperer writes
+    CHECK_FALSE(sealed.intact());
     CHECK_FALSE(sealed.unseal());
+  }
+  {
+    // Two sealed words swapped: every word's value is still there, only not where it was.
+    kbench::detail::sealed_memory sealed(memory.data(), 2002, nullptr);
+    sealed.seal();
+    std::vector<std::uint16_t> hidden = read();
+    std::swap(hidden[100], hidden[101]);
+    std::swap(hidden[600], hidden[602]);
+    memory.copy_from_host(hidden);
+    CHECK_FALSE(sealed.intact());
+    CHECK_FALSE(sealed.unseal());
+    memory.copy_from_host(values);
   }
   {
     kbench::detail::sealed_memory sealed(memory.data(), 2002, nullptr);

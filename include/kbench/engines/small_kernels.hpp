@@ -81,22 +81,18 @@ std::size_t count_differing_words(const void* a, const void* b, std::size_t byte
 
 inline constexpr unsigned int fingerprint_threads = 256;
 
-// An order-independent 64-bit fingerprint of `count` 4-byte words: a sum of hashed (word, index) pairs, so
-// one changed word changes it (but for a 2^-64 chance), whatever the grid. Each block adds its sum once: an
-// atomic per thread on one address would serialise a million of them (about 1 ms on an H200). `key` keys the
-// hash: under a key drawn at random and never shown, no one can make other words whose sum is the same on
-// purpose.
-__global__ void fingerprint_kernel(const std::uint32_t* words, std::size_t count, unsigned long long* sum,
-                                   unsigned long long key) {
+// One word's share of a fingerprint: the (word, index) pair hashed under `key` (splitmix64's finaliser).
+__device__ inline unsigned long long fingerprint_term(std::uint32_t word, std::size_t index, unsigned long long key) {
+  unsigned long long z = (static_cast<unsigned long long>(word) << 32 ^ index ^ key) + 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// A block's terms added to `sum` once (blockDim.x == fingerprint_threads): an atomic per thread on one
+// address would serialise a million of them (about 1 ms on an H200).
+__device__ inline void add_block_sum(unsigned long long mine, unsigned long long* sum) {
   __shared__ unsigned long long partial[fingerprint_threads];
-  unsigned long long mine = 0;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    unsigned long long z = (static_cast<unsigned long long>(words[i]) << 32 ^ i ^ key) + 0x9E3779B97F4A7C15ull;  // splitmix64
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    mine += z ^ (z >> 31);
-  }
   partial[threadIdx.x] = mine;
   __syncthreads();
   for (unsigned int width = fingerprint_threads / 2; width > 0; width /= 2) {
@@ -104,6 +100,19 @@ __global__ void fingerprint_kernel(const std::uint32_t* words, std::size_t count
     __syncthreads();
   }
   if (threadIdx.x == 0) atomicAdd(sum, partial[0]);
+}
+
+// An order-independent 64-bit fingerprint of `count` 4-byte words: a sum of hashed (word, index) pairs, so
+// one changed word changes it (but for a 2^-64 chance), whatever the grid. `key` keys the hash: under a key
+// drawn at random and never shown, no one can make other words whose sum is the same on purpose.
+__global__ void fingerprint_kernel(const std::uint32_t* words, std::size_t count, unsigned long long* sum,
+                                   unsigned long long key) {
+  unsigned long long mine = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    mine += fingerprint_term(words[i], i, key);
+  }
+  add_block_sum(mine, sum);
 }
 
 void add_fingerprint(const void* data, std::size_t bytes, unsigned long long* sum, hipStream_t stream, std::uint64_t key) {
@@ -142,26 +151,37 @@ std::size_t count_poison_on_device(const void* data, dtype t, std::size_t size, 
 
 namespace detail {
 
-__global__ void seal_kernel(std::uint32_t* words, std::size_t count, std::uint64_t key) {
+// Each word XOR the key stream, and the fingerprint of the sealed words (the words written when sealing,
+// the words read when unsealing) added to `sum`: one pass over the memory, where a pass for each would read
+// it twice more.
+__global__ void seal_kernel(std::uint32_t* words, std::size_t count, std::uint64_t key, unsigned long long* sum,
+                            unsigned long long fingerprint_key, bool sealing) {
+  unsigned long long mine = 0;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    words[i] ^= static_cast<std::uint32_t>(mix_seed(key ^ i));
+    const std::uint32_t before = words[i];
+    const std::uint32_t after = before ^ static_cast<std::uint32_t>(mix_seed(key ^ i));
+    words[i] = after;
+    mine += fingerprint_term(sealing ? after : before, i, fingerprint_key);
   }
+  add_block_sum(mine, sum);
 }
 
-void xor_key_stream_on_device(void* data, std::size_t words, std::uint64_t key, hipStream_t stream) {
+void seal_pass_on_device(void* data, std::size_t words, std::uint64_t key, unsigned long long* sum,
+                         std::uint64_t fingerprint_key, bool sealing, hipStream_t stream) {
   if (words == 0) return;
-  hipLaunchKernelGGL(seal_kernel, dim3(grid_for(words)), dim3(256), 0, stream, static_cast<std::uint32_t*>(data), words, key);
+  hipLaunchKernelGGL(seal_kernel, dim3(grid_for(words)), dim3(fingerprint_threads), 0, stream,
+                     static_cast<std::uint32_t*>(data), words, key, sum, static_cast<unsigned long long>(fingerprint_key),
+                     sealing);
   KBENCH_HIP_CHECK_LAUNCH();
 }
 
-__global__ void canary_kernel(unsigned long long* counters, unsigned long long canary) {
-  counters[0] = canary;
-  counters[1] = canary;
+__global__ void canary_kernel(unsigned long long* counters, int count, unsigned long long canary) {
+  for (int i = 0; i < count; ++i) counters[i] = canary;
 }
 
-void set_canary_on_device(unsigned long long* counters, unsigned long long canary, hipStream_t stream) {
-  hipLaunchKernelGGL(canary_kernel, dim3(1), dim3(1), 0, stream, counters, canary);
+void set_canary_on_device(unsigned long long* counters, int count, unsigned long long canary, hipStream_t stream) {
+  hipLaunchKernelGGL(canary_kernel, dim3(1), dim3(1), 0, stream, counters, count, canary);
   KBENCH_HIP_CHECK_LAUNCH();
 }
 

@@ -146,11 +146,13 @@ struct misalignment {
   const std::vector<misalignment> runs = misalignments(layout, every_offset);
   if (runs.empty()) return {};
   relocated_runs moved(layout, devices, buffers, launcher, comparator, first, widest_offset);
+  std::vector<finding> found;
   for (const misalignment& m : runs) {
-    std::vector<finding> found = run_misaligned(moved, layout, m);
-    if (!found.empty()) return found;
+    found = run_misaligned(moved, layout, m);
+    if (!found.empty()) break;
   }
-  return {};
+  moved.unseal();
+  return found;
 }
 
 }  // namespace detail

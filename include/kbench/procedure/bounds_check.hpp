@@ -107,22 +107,27 @@ struct fenced_placement {
   for (std::size_t k = 0; k < layout.output_count(); ++k) fenced.push_back(&layout.output_slot(k));
   const std::vector<int> access = distinct_devices(devices);
   std::optional<relocated_runs> runs;  // made once the first fenced memory is: none where none can be
-  for (const buffer_slot* slot : fenced) {
-    if (slot->storage_bytes() == 0) continue;
-    fenced_region region;
-    try {
-      const current_device here = devices.on(*slot);
-      region = fenced_region(fenced_bytes_for(slot->storage_bytes()), devices.ordinal(slot->device_index), access);
-    } catch (const hip_error& e) {
-      return {{finding_kind::note, fmt::format("reads outside buffers not checked (at '{}'): {}", slot->name, e.what())}};
+  auto each_buffer = [&]() -> std::vector<finding> {
+    for (const buffer_slot* slot : fenced) {
+      if (slot->storage_bytes() == 0) continue;
+      fenced_region region;
+      try {
+        const current_device here = devices.on(*slot);
+        region = fenced_region(fenced_bytes_for(slot->storage_bytes()), devices.ordinal(slot->device_index), access);
+      } catch (const hip_error& e) {
+        return {{finding_kind::note, fmt::format("reads outside buffers not checked (at '{}'): {}", slot->name, e.what())}};
+      }
+      if (!runs) runs.emplace(layout, devices, buffers, launcher, comparator, first, 0);
+      for (const fenced_end side : {fenced_end::end, fenced_end::start}) {
+        std::vector<finding> found = run_fenced(*runs, layout, region, {slot, side});
+        if (!found.empty()) return found;
+      }
     }
-    if (!runs) runs.emplace(layout, devices, buffers, launcher, comparator, first, 0);
-    for (const fenced_end side : {fenced_end::end, fenced_end::start}) {
-      std::vector<finding> found = run_fenced(*runs, layout, region, {slot, side});
-      if (!found.empty()) return found;
-    }
-  }
-  return {};
+    return {};
+  };
+  std::vector<finding> found = each_buffer();
+  if (runs) runs->unseal();  // the reference's outputs back, sealed through the runs
+  return found;
 }
 
 }  // namespace detail

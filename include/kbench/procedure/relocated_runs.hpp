@@ -77,21 +77,28 @@ class relocated_runs {
   // Input set 0 placed at `inputs` and `outputs` (declaration order), the optimized kernel launched on them
   // and waited for, and each output's comparison with the reference. A launch that fails throws hip_error:
   // `failed`, then the launch's own message; a write into the sealed outputs, kbench's error naming the run
-  // by `where` ("with buffers moved 2 bytes off ...").
+  // by `where` ("with buffers moved 2 bytes off ..."). The reference's outputs stay sealed from one run to
+  // the next, checked after each (unsealed only for a comparison that needs them, and by unseal()).
   [[nodiscard]] std::vector<comparison> run_at(const std::vector<void*>& inputs, const std::vector<void*>& outputs,
                                                const std::string& where, const std::string& failed) {
     place_first_input_set(inputs, outputs);
-    sealed_.seal_reference(buffers_);  // the reference's outputs of these inputs exist: out of reach
+    if (!sealed_.sealed()) sealed_.seal_reference(buffers_);  // the reference's outputs of these inputs exist: out of reach
     try {
       launcher_.launch_at(side::optimized, inputs, outputs);
       devices_.synchronize_devices();
     } catch (const hip_error& e) {
       throw hip_error(e.code(), failed + ": " + e.what());
     }
-    sealed_.unseal("while it ran " + where);
+    where_ = "while it ran " + where;
+    sealed_.check_intact(where_);
     std::vector<comparison> compared;
     for (std::size_t k = 0; k < outputs.size(); ++k) compared.push_back(compare(k, aligned(k, outputs[k])));
     return compared;
+  }
+
+  // The reference's outputs back, once the last run is done (an error, as in run_at, for a write into them).
+  void unseal() {
+    if (sealed_.sealed()) sealed_.unseal(where_);
   }
 
  private:
@@ -127,6 +134,7 @@ class relocated_runs {
       const std::uint64_t fingerprint = fingerprint_of(written, slot.storage_bytes(), first_.key, devices_.stream_of(slot));
       if (fingerprint == *first_.fingerprints[k]) return first_.compared[k];
     }
+    unseal();  // sealed again by the next run
     return comparator_.against_reference(k, written);
   }
 
@@ -150,7 +158,8 @@ class relocated_runs {
   std::vector<device_allocation> inputs_, outputs_;
   const first_outputs& first_;
   std::vector<device_allocation> aligned_;  // by output, made when first needed
-  sealed_outputs sealed_;  // each run's seals, its counters kept from one run to the next
+  sealed_outputs sealed_;  // the reference's outputs, sealed through the runs; its counters kept from one seal to the next
+  std::string where_;      // the last run, as run_at's `where` names it
 };
 
 }  // namespace detail

@@ -58,20 +58,32 @@ class sealed_outputs {
     }
   }
 
+  // Whether anything is sealed.
+  [[nodiscard]] bool sealed() const { return !seals_.empty(); }
+
+  // Everything left sealed, once the optimized side's work is done: an error naming what anything wrote to
+  // meanwhile, and `during`, the launch. For runs that follow one another on the same inputs, each checked
+  // with the memory sealed throughout (one pass that reads it, where unsealing and sealing again take two that
+  // read and write it).
+  void check_intact(const std::string& during) {
+    std::string written;
+    for (seal_of_output& s : seals_) {
+      const current_device here = devices_.on(layout_.output_slot(s.output));
+      if (!s.seal->intact() && written.empty()) written = name_of(s);
+    }
+    if (!written.empty()) throw tampering(written, during);
+  }
+
   // Everything sealed back, once the optimized side's work is done; an error naming what anything wrote to
   // meanwhile, and `during`, the launch.
   void unseal(const std::string& during) {
     std::string written;
     for (seal_of_output& s : seals_) {
       const current_device here = devices_.on(layout_.output_slot(s.output));
-      if (!s.seal->unseal() && written.empty()) written = s.what + " '" + layout_.output_slot(s.output).name + "'";
+      if (!s.seal->unseal() && written.empty()) written = name_of(s);
     }
     seals_.clear();
-    if (!written.empty()) {
-      throw error("kbench: the optimized side wrote into " + written + " " + during +
-                  ": memory it was never given (kbench had sealed it): a kernel that writes far outside its buffers, or a "
-                  "launcher that looks for right results and changes them (tampering)");
-    }
+    if (!written.empty()) throw tampering(written, during);
   }
 
  private:
@@ -80,6 +92,15 @@ class sealed_outputs {
     std::string what;
     std::unique_ptr<sealed_memory> seal;
   };
+
+  [[nodiscard]] std::string name_of(const seal_of_output& s) const {
+    return s.what + " '" + layout_.output_slot(s.output).name + "'";
+  }
+  [[nodiscard]] static error tampering(const std::string& written, const std::string& during) {
+    return error("kbench: the optimized side wrote into " + written + " " + during +
+                 ": memory it was never given (kbench had sealed it): a kernel that writes far outside its buffers, or a "
+                 "launcher that looks for right results and changes them (tampering)");
+  }
 
   void prepare(std::size_t k, std::string what, void* data, std::size_t bytes) {
     const buffer_slot& slot = layout_.output_slot(k);
