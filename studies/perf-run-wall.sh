@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The timing-accuracy table's row "default perf run of rmsnorm 16384x8192" (the wall time of the case
 # against 1.3x its timed GPU time + 0.2 s) for several trees of this repository on one machine, three runs
-# each in turn: whether a change or the machine moved it. Each tree's rmsnorm_test is built in
+# each in turn: whether a change or the machine moved it; with the first check's steps and the unseen-work
+# load where a tree writes them. Each tree's rmsnorm_test is built in
 # <tree>/build-perf-run-wall (nvidia, the GPU's architecture). Needs an NVIDIA GPU.
 #   studies/perf-run-wall.sh TREE [TREE ...]      e.g. . and a tree made by git archive <commit> | tar -x -C DIR
 set -euo pipefail
@@ -35,6 +36,13 @@ timed = t["optimized"]["count"] * (t["optimized"]["mean"] + (t["reference"]["mea
 steps = ", ".join(f"{k} {v:.3f}" for k, v in t.get("stage_seconds", {}).items())
 print(f"{tree}: case {case['wall_seconds']:.3f} s, process {end - start:.3f} s, timed GPU {timed:.3f} s "
       f"({t['optimized']['count']} samples), limit {1.3 * timed + 0.2:.3f} s; {steps}")
+# The first check's own steps (written since the correctness runs record them), and the unseen-work load.
+first = case["checks"][0].get("stage_seconds", {}) if case.get("checks") else {}
+if first:
+    print("    first check: " + ", ".join(f"{k} {v:.4f}" for k, v in first.items() if v > 0))
+if t.get("saturation"):
+    print(f"    unseen work: a call {t['launch_call'] * 1e6:.1f} us idle, {t['saturated_call'] * 1e6:.1f} us under a "
+          f"{t['saturation'] * 1e3:.1f} ms load")
 PY
   done
 done
