@@ -256,7 +256,8 @@ TEST_CASE("sealed memory: no value in sight while sealed, every value back after
     CHECK_FALSE(sealed.unseal());
   }
   {
-    // Two sealed words swapped: every word's value is still there, only not where it was.
+    // Sealed values moved, not changed: the two halves of one word swapped, and two values of different
+    // words: every value is still there, only not where it was.
     kbench::detail::sealed_memory sealed(memory.data(), 2002, nullptr);
     sealed.seal();
     std::vector<std::uint16_t> hidden = read();
