@@ -66,24 +66,15 @@ class sealed_outputs {
   // with the memory sealed throughout (one pass that reads it, where unsealing and sealing again take two that
   // read and write it).
   void check_intact(const std::string& during) {
-    std::string written;
-    for (seal_of_output& s : seals_) {
-      const current_device here = devices_.on(layout_.output_slot(s.output));
-      if (!s.seal->intact() && written.empty()) written = name_of(s);
-    }
-    if (!written.empty()) throw tampering(written, during);
+    throw_if_written(first_changed([](sealed_memory& seal) { return seal.intact(); }), during);
   }
 
   // Everything sealed back, once the optimized side's work is done; an error naming what anything wrote to
   // meanwhile, and `during`, the launch.
   void unseal(const std::string& during) {
-    std::string written;
-    for (seal_of_output& s : seals_) {
-      const current_device here = devices_.on(layout_.output_slot(s.output));
-      if (!s.seal->unseal() && written.empty()) written = name_of(s);
-    }
+    const std::string written = first_changed([](sealed_memory& seal) { return seal.unseal(); });
     seals_.clear();
-    if (!written.empty()) throw tampering(written, during);
+    throw_if_written(written, during);
   }
 
  private:
@@ -93,13 +84,22 @@ class sealed_outputs {
     std::unique_ptr<sealed_memory> seal;
   };
 
-  [[nodiscard]] std::string name_of(const seal_of_output& s) const {
-    return s.what + " '" + layout_.output_slot(s.output).name + "'";
+  // `step` (intact() or unseal()) on every seal, each on its memory's device: the first sealed output whose
+  // words changed, named ("" when none did).
+  template <class Step>
+  [[nodiscard]] std::string first_changed(Step&& step) {
+    std::string written;
+    for (seal_of_output& s : seals_) {
+      const current_device here = devices_.on(layout_.output_slot(s.output));
+      if (!step(*s.seal) && written.empty()) written = s.what + " '" + layout_.output_slot(s.output).name + "'";
+    }
+    return written;
   }
-  [[nodiscard]] static error tampering(const std::string& written, const std::string& during) {
-    return error("kbench: the optimized side wrote into " + written + " " + during +
-                 ": memory it was never given (kbench had sealed it): a kernel that writes far outside its buffers, or a "
-                 "launcher that looks for right results and changes them (tampering)");
+  static void throw_if_written(const std::string& written, const std::string& during) {
+    if (written.empty()) return;
+    throw error("kbench: the optimized side wrote into " + written + " " + during +
+                ": memory it was never given (kbench had sealed it): a kernel that writes far outside its buffers, or a "
+                "launcher that looks for right results and changes them (tampering)");
   }
 
   void prepare(std::size_t k, std::string what, void* data, std::size_t bytes) {
