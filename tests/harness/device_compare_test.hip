@@ -3,8 +3,8 @@
 // outputs, against copying both to the host and comparing there, and on 256 MiB outputs of every element
 // width. And the inputs as drawn on the device ("[distribution]"): given values, a function of the index, and
 // whole cases whose inputs belong to their indices, or that a shape does not use. And a failed call's error,
-// once thrown, gone from the runtime ("[errors]"). Sealed memory ("[sealed]"). Runs on a GPU (skipped without
-// one).
+// once thrown, gone from the runtime ("[errors]"). Sealed memory and fingerprints ("[sealed]"). Runs on a GPU
+// (skipped without one).
 // The comparison and the drawing are the ones the procedure compiled (kbench/procedure/device_work.hpp): the
 // code under test is what every kernel test runs.
 #include <kbench/compare.hpp>
@@ -275,6 +275,49 @@ TEST_CASE("sealed memory: no value in sight while sealed, every value back after
   std::vector<std::uint16_t> after = read();
   after[500] = values[500];
   CHECK(after == values);
+}
+
+TEST_CASE("fingerprints and seals: the same whether the words are loaded four at a time or one by one",
+          "[sealed]") {
+  // 4099 words: on a 16-byte boundary, 1024 groups of four and 3 words after; 4 bytes off it, every word
+  // alone. The same words give the same fingerprint either way, and each way seals and unseals them.
+  std::vector<std::uint32_t> words(4099);
+  for (std::size_t i = 0; i < words.size(); ++i) words[i] = static_cast<std::uint32_t>(kbench::detail::mix_seed(i));
+  kbench::device_buffer<std::uint32_t> memory(words.size() + 4);
+  std::uint32_t* const aligned = memory.data();
+  std::uint32_t* const off = memory.data() + 1;
+  const std::size_t bytes = words.size() * 4;
+  const std::uint64_t key = 0x5EA1ED;
+  KBENCH_HIP_CHECK(hipMemcpy(aligned, words.data(), bytes, hipMemcpyHostToDevice));
+  const std::uint64_t on_boundary = kbench::detail::fingerprint_of(aligned, bytes, key, nullptr);
+  KBENCH_HIP_CHECK(hipMemcpy(off, words.data(), bytes, hipMemcpyHostToDevice));
+  CHECK(kbench::detail::fingerprint_of(off, bytes, key, nullptr) == on_boundary);
+  CHECK(kbench::detail::fingerprint_of(off, bytes, key + 1, nullptr) != on_boundary);  // keyed
+  words[4097] ^= 1;  // a word of the tail
+  KBENCH_HIP_CHECK(hipMemcpy(aligned, words.data(), bytes, hipMemcpyHostToDevice));
+  CHECK(kbench::detail::fingerprint_of(aligned, bytes, key, nullptr) != on_boundary);
+  for (std::uint32_t* const start : {aligned, off}) {
+    KBENCH_HIP_CHECK(hipMemcpy(start, words.data(), bytes, hipMemcpyHostToDevice));
+    auto read = [&] {
+      std::vector<std::uint32_t> back(words.size());
+      KBENCH_HIP_CHECK(hipMemcpy(back.data(), start, bytes, hipMemcpyDeviceToHost));
+      return back;
+    };
+    kbench::detail::sealed_memory sealed(start, bytes, nullptr);
+    sealed.seal();
+    std::vector<std::uint32_t> hidden = read();
+    std::size_t same = 0;
+    for (std::size_t i = 0; i < words.size(); ++i) same += hidden[i] == words[i];
+    CHECK(same == 0);  // a 32-bit key stream: about one in 4 billion stays
+    CHECK(sealed.intact());
+    hidden[4098] ^= 0x80000000u;  // the last word, a lone one on either path
+    KBENCH_HIP_CHECK(hipMemcpy(start, hidden.data(), bytes, hipMemcpyHostToDevice));
+    CHECK_FALSE(sealed.intact());
+    hidden[4098] ^= 0x80000000u;
+    KBENCH_HIP_CHECK(hipMemcpy(start, hidden.data(), bytes, hipMemcpyHostToDevice));
+    CHECK(sealed.unseal());
+    CHECK(read() == words);
+  }
 }
 
 __global__ void write_one(int* out) { *out = 1; }

@@ -12,6 +12,7 @@
 
 #include "../contract/hip_check.hpp"
 #include "../contract/platform.hpp"
+#include "../detail/host_device.hpp"
 #include "clock_stamps.hpp"
 #include "device_compare.hpp"
 #include "integrity.hpp"
@@ -102,22 +103,38 @@ __device__ inline void add_block_sum(unsigned long long mine, unsigned long long
   if (threadIdx.x == 0) atomicAdd(sum, partial[0]);
 }
 
+// Whether `data` starts on a 16-byte boundary: then a thread moves four 4-byte words at a time. One load of
+// 16 bytes keeps four times the bytes in flight of four loads of 4, which a pass over memory needs to reach
+// the device's bandwidth (the 4-byte loop read 256 MiB at 1.9 TB/s on an H200).
+KBENCH_HOST_DEVICE inline bool on_quads(const void* data) { return reinterpret_cast<std::uintptr_t>(data) % 16 == 0; }
+
 // An order-independent 64-bit fingerprint of `count` 4-byte words: a sum of hashed (word, index) pairs, so
-// one changed word changes it (but for a 2^-64 chance), whatever the grid. `key` keys the hash: under a key
-// drawn at random and never shown, no one can make other words whose sum is the same on purpose.
+// one changed word changes it (but for a 2^-64 chance), whatever the grid and however the words are loaded.
+// `key` keys the hash: under a key drawn at random and never shown, no one can make other words whose sum
+// is the same on purpose.
 __global__ void fingerprint_kernel(const std::uint32_t* words, std::size_t count, unsigned long long* sum,
                                    unsigned long long key) {
+  const std::size_t first = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t quads = on_quads(words) ? count / 4 : 0;
   unsigned long long mine = 0;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    mine += fingerprint_term(words[i], i, key);
+  for (std::size_t q = first; q < quads; q += stride) {
+    const uint4 v = reinterpret_cast<const uint4*>(words)[q];
+    mine += fingerprint_term(v.x, 4 * q, key) + fingerprint_term(v.y, 4 * q + 1, key) +
+            fingerprint_term(v.z, 4 * q + 2, key) + fingerprint_term(v.w, 4 * q + 3, key);
   }
+  for (std::size_t i = 4 * quads + first; i < count; i += stride) mine += fingerprint_term(words[i], i, key);
   add_block_sum(mine, sum);
+}
+
+// Blocks for a pass over `words` 4-byte words at `data`, four at a time where they are 16-byte aligned.
+inline unsigned int grid_for_words(const void* data, std::size_t words) {
+  return grid_for(on_quads(data) ? (words + 3) / 4 : words);
 }
 
 void add_fingerprint(const void* data, std::size_t bytes, unsigned long long* sum, hipStream_t stream, std::uint64_t key) {
   const std::size_t words = bytes / 4;
-  hipLaunchKernelGGL(fingerprint_kernel, dim3(grid_for(words)), dim3(fingerprint_threads), 0, stream,
+  hipLaunchKernelGGL(fingerprint_kernel, dim3(grid_for_words(data, words)), dim3(fingerprint_threads), 0, stream,
                      static_cast<const std::uint32_t*>(data), words, sum, static_cast<unsigned long long>(key));
   KBENCH_HIP_CHECK_LAUNCH();
 }
@@ -151,18 +168,38 @@ std::size_t count_poison_on_device(const void* data, dtype t, std::size_t size, 
 
 namespace detail {
 
+// The key stream of `key`: word i is XORed with one half of the hash of its pair, i / 2 (one hash for
+// two words).
+__device__ inline std::uint32_t key_half(std::uint64_t pair_hash, std::size_t i) {
+  return static_cast<std::uint32_t>(pair_hash >> (32 * (i & 1)));
+}
+
+// Word i sealed or unsealed (XOR its share of the pair's hash): its fingerprint term, of the sealed word.
+__device__ inline unsigned long long seal_word(std::uint32_t& word, std::size_t i, std::uint64_t pair_hash,
+                                               unsigned long long fingerprint_key, bool sealing) {
+  const std::uint32_t before = word;
+  word = before ^ key_half(pair_hash, i);
+  return fingerprint_term(sealing ? word : before, i, fingerprint_key);
+}
+
 // Each word XOR the key stream, and the fingerprint of the sealed words (the words written when sealing,
 // the words read when unsealing) added to `sum`: one pass over the memory, where a pass for each would read
-// it twice more.
+// it twice more; four words at a time where the memory is 16-byte aligned (on_quads).
 __global__ void seal_kernel(std::uint32_t* words, std::size_t count, std::uint64_t key, unsigned long long* sum,
                             unsigned long long fingerprint_key, bool sealing) {
+  const std::size_t first = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  const std::size_t quads = on_quads(words) ? count / 4 : 0;
   unsigned long long mine = 0;
-  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
-       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    const std::uint32_t before = words[i];
-    const std::uint32_t after = before ^ static_cast<std::uint32_t>(mix_seed(key ^ i));
-    words[i] = after;
-    mine += fingerprint_term(sealing ? after : before, i, fingerprint_key);
+  for (std::size_t q = first; q < quads; q += stride) {
+    uint4 v = reinterpret_cast<uint4*>(words)[q];
+    const std::uint64_t low = mix_seed(key ^ (2 * q)), high = mix_seed(key ^ (2 * q + 1));
+    mine += seal_word(v.x, 4 * q, low, fingerprint_key, sealing) + seal_word(v.y, 4 * q + 1, low, fingerprint_key, sealing);
+    mine += seal_word(v.z, 4 * q + 2, high, fingerprint_key, sealing) + seal_word(v.w, 4 * q + 3, high, fingerprint_key, sealing);
+    reinterpret_cast<uint4*>(words)[q] = v;
+  }
+  for (std::size_t i = 4 * quads + first; i < count; i += stride) {
+    mine += seal_word(words[i], i, mix_seed(key ^ (i >> 1)), fingerprint_key, sealing);
   }
   add_block_sum(mine, sum);
 }
@@ -170,7 +207,7 @@ __global__ void seal_kernel(std::uint32_t* words, std::size_t count, std::uint64
 void seal_pass_on_device(void* data, std::size_t words, std::uint64_t key, unsigned long long* sum,
                          std::uint64_t fingerprint_key, bool sealing, hipStream_t stream) {
   if (words == 0) return;
-  hipLaunchKernelGGL(seal_kernel, dim3(grid_for(words)), dim3(fingerprint_threads), 0, stream,
+  hipLaunchKernelGGL(seal_kernel, dim3(grid_for_words(data, words)), dim3(fingerprint_threads), 0, stream,
                      static_cast<std::uint32_t*>(data), words, key, sum, static_cast<unsigned long long>(fingerprint_key),
                      sealing);
   KBENCH_HIP_CHECK_LAUNCH();
