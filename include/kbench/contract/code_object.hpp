@@ -99,7 +99,7 @@ class loaded_modules {
       (void)hipGetLastError();
       return "";
     }
-    return architecture_name(prop);
+    return architecture_name(prop).text;
   }
 
   [[noreturn]] static void throw_load_error(const std::string& path, const std::string& what, hipError_t status,

@@ -7,9 +7,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
-#include <string>
 #include <string_view>
 #include <type_traits>
 
@@ -116,7 +116,9 @@ decltype(auto) visit_dtype(dtype t, F&& f) {
     case dtype::i64: return f(dtype_constant<dtype::i64>{});
     case dtype::u64: return f(dtype_constant<dtype::u64>{});
   }
-  throw usage_error("unknown dtype (value " + std::to_string(static_cast<int>(t)) + "): not one kbench knows");
+  char message[64];
+  std::snprintf(message, sizeof message, "unknown dtype (value %d): not one kbench knows", static_cast<int>(t));
+  throw usage_error(message);
 }
 
 // How an element of each dtype is stored: its bits as an unsigned word for floats, the integer itself

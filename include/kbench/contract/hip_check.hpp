@@ -1,11 +1,12 @@
 // kbench/contract/hip_check.hpp: every HIP call goes through KBENCH_HIP_CHECK, which throws kbench::hip_error naming
 // the call, the file, the line and HIP's error string; KBENCH_HIP_CHECK_NOTHROW reports instead, for
 // destructors; KBENCH_HIP_CHECK_LAUNCH checks the last error after a kernel launch. On NVIDIA they take a
-// cudaError_t too (CUB, the CUDA runtime), as HIP's error of the same meaning.
+// cudaError_t too (CUB, the CUDA runtime), as HIP's error of the same meaning. Kernel files include this:
+// no <string> here (error.hpp says why).
 #pragma once
 
 #include <cstdio>
-#include <string>
+#include <string_view>
 
 #include "error.hpp"
 #include "platform.hpp"
@@ -14,7 +15,7 @@ namespace kbench {
 
 class hip_error : public error {
  public:
-  hip_error(hipError_t code, const std::string& message) : error(message), code_(code) {}
+  hip_error(hipError_t code, std::string_view message) : error(message), code_(code) {}
   [[nodiscard]] hipError_t code() const noexcept { return code_; }
 
  private:
@@ -23,9 +24,17 @@ class hip_error : public error {
 
 namespace detail {
 
-inline std::string describe_hip_error(hipError_t code, const char* expression, const char* file, int line) {
-  return std::string(expression) + " failed at " + file + ":" + std::to_string(line) + ": " + hipGetErrorName(code) +
-         " (" + hipGetErrorString(code) + ")";
+// "<expression> failed at <file>:<line>: <name> (<description>)", cut to the buffer (an expression of a
+// thousand characters loses its end).
+struct hip_error_text {
+  char text[1024];
+};
+
+inline hip_error_text describe_hip_error(hipError_t code, const char* expression, const char* file, int line) {
+  hip_error_text d;
+  std::snprintf(d.text, sizeof d.text, "%s failed at %s:%d: %s (%s)", expression, file, line, hipGetErrorName(code),
+                hipGetErrorString(code));
+  return d;
 }
 
 // An error thrown or reported here is consumed: the runtime also keeps a failed call's error as its last
@@ -33,12 +42,12 @@ inline std::string describe_hip_error(hipError_t code, const char* expression, c
 // handled. An error of the context (a fault) stays whatever is read.
 [[noreturn]] inline void throw_hip_error(hipError_t code, const char* expression, const char* file, int line) {
   (void)hipGetLastError();
-  throw hip_error(code, describe_hip_error(code, expression, file, line));
+  throw hip_error(code, describe_hip_error(code, expression, file, line).text);
 }
 
 inline void report_hip_error(hipError_t code, const char* expression, const char* file, int line) noexcept {
   (void)hipGetLastError();
-  std::fprintf(stderr, "kbench: %s\n", describe_hip_error(code, expression, file, line).c_str());
+  std::fprintf(stderr, "kbench: %s\n", describe_hip_error(code, expression, file, line).text);
 }
 
 }  // namespace detail

@@ -11,7 +11,7 @@
 #include <hip/hip_fp16.h>
 
 #include <cstddef>
-#include <string>
+#include <cstdio>
 
 #include "dtype.hpp"
 
@@ -139,8 +139,11 @@ __device__ inline T wave_max(T value) {
 }
 #endif  // KBENCH_DEVICE_CODE
 
-// The name the runtime knows a kernel by, from its host function (mangled; empty when it will not say).
-inline std::string kernel_symbol(const void* host_function, hipStream_t stream) {
+// Kernel files include this header: its host helpers return no std::string (error.hpp says why).
+//
+// The name the runtime knows a kernel by, from its host function (mangled; empty when it will not say),
+// held by the runtime.
+inline const char* kernel_symbol(const void* host_function, hipStream_t stream) {
 #if defined(KBENCH_PLATFORM_NVIDIA)
   (void)stream;
 #if CUDART_VERSION >= 12030
@@ -148,7 +151,7 @@ inline std::string kernel_symbol(const void* host_function, hipStream_t stream) 
   if (cudaFuncGetName(&name, host_function) == cudaSuccess && name) return name;
 #endif
   (void)cudaGetLastError();
-  return {};
+  return "";
 #else
   const char* name = hipKernelNameRefByPtr(host_function, stream);
   (void)hipGetLastError();
@@ -167,12 +170,18 @@ inline hipError_t as_hip_error(cudaError_t status) { return hipCUDAErrorTohipErr
 
 // A device's architecture as code objects name it: "sm_90" on NVIDIA, the gcnArchName with its features
 // ("gfx90a:sramecc+:xnack-") on AMD.
-inline std::string architecture_name(const hipDeviceProp_t& prop) {
+struct architecture_text {
+  char text[sizeof(hipDeviceProp_t::gcnArchName)];
+};
+
+inline architecture_text architecture_name(const hipDeviceProp_t& prop) {
+  architecture_text name{};
 #if defined(KBENCH_PLATFORM_NVIDIA)
-  return "sm_" + std::to_string(prop.major) + std::to_string(prop.minor);
+  std::snprintf(name.text, sizeof name.text, "sm_%d%d", prop.major, prop.minor);
 #else
-  return prop.gcnArchName;
+  std::snprintf(name.text, sizeof name.text, "%s", prop.gcnArchName);
 #endif
+  return name;
 }
 
 // The most dynamic shared memory (LDS) one block of `kernel` may ask for on the current device once it

@@ -64,7 +64,7 @@ inline gpu_info probe_gpu(int device) {
   g.platform = KBENCH_PLATFORM_NAME;
   g.name = prop.name;
   g.l2_bytes = static_cast<double>(prop.l2CacheSize);
-  g.arch = architecture_name(prop);
+  g.arch = architecture_name(prop).text;
   g.multiprocessors = prop.multiProcessorCount;
   g.wave_size = prop.warpSize;
   g.memory_bytes = static_cast<double>(prop.totalGlobalMem);
