@@ -293,6 +293,20 @@ TEST_CASE("fingerprints and seals: the same whether the words are loaded four at
   KBENCH_HIP_CHECK(hipMemcpy(off, words.data(), bytes, hipMemcpyHostToDevice));
   CHECK(kbench::detail::fingerprint_of(off, bytes, key, nullptr) == on_boundary);
   CHECK(kbench::detail::fingerprint_of(off, bytes, key + 1, nullptr) != on_boundary);  // keyed
+  // One key stream on either path: word i XOR the same half of the same hash, so the sealed words are the
+  // same (a group that took its halves from another pair's hash would differ here, and seal as well).
+  {
+    kbench::device_buffer<unsigned long long> sum(1);
+    std::vector<std::vector<std::uint32_t>> sealed_words;
+    for (std::uint32_t* const start : {aligned, off}) {
+      KBENCH_HIP_CHECK(hipMemcpy(start, words.data(), bytes, hipMemcpyHostToDevice));
+      kbench::detail::seal_pass_on_device(start, words.size(), key, sum.data(), key, true, nullptr);
+      sealed_words.emplace_back(words.size());
+      KBENCH_HIP_CHECK(hipMemcpy(sealed_words.back().data(), start, bytes, hipMemcpyDeviceToHost));
+    }
+    CHECK(sealed_words[0] == sealed_words[1]);
+    CHECK(sealed_words[0] != words);
+  }
   words[4097] ^= 1;  // a word of the tail
   KBENCH_HIP_CHECK(hipMemcpy(aligned, words.data(), bytes, hipMemcpyHostToDevice));
   CHECK(kbench::detail::fingerprint_of(aligned, bytes, key, nullptr) != on_boundary);
