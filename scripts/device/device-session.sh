@@ -38,7 +38,7 @@ if [ "$stage" != main ] && [ -n "${KBENCH_SESSION_TESTS:-}" ]; then
     ctest --test-dir build/nvidia-native -L $label -R "$KBENCH_SESSION_TESTS" --output-on-failure > "$out/$label-subset.log" 2>&1
     grep -E "Test +#|tests passed|FAIL" "$out/$label-subset.log"
   done
-  unset KBENCH_JSON KBENCH_MAX_TIME
+  unset KBENCH_JSON KBENCH_REQUIRE_GPU KBENCH_MAX_TIME
 fi
 case "$stage" in
   main)

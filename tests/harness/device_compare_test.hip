@@ -306,6 +306,17 @@ TEST_CASE("fingerprints and seals: the same whether the words are loaded four at
     }
     CHECK(sealed_words[0] == sealed_words[1]);
     CHECK(sealed_words[0] != words);
+    // The key stream itself (zeros sealed): no word repeats its pair's other half, nor the word of the
+    // next pair at its place (a 32-bit stream repeats either by chance about once in 4 billion).
+    for (std::uint32_t* const start : {aligned, off}) {
+      KBENCH_HIP_CHECK(hipMemset(start, 0, bytes));
+      kbench::detail::seal_pass_on_device(start, words.size(), key, sum.data(), key, true, nullptr);
+      std::vector<std::uint32_t> stream(words.size());
+      KBENCH_HIP_CHECK(hipMemcpy(stream.data(), start, bytes, hipMemcpyDeviceToHost));
+      std::size_t repeats = 0;
+      for (std::size_t i = 0; i + 2 < stream.size(); ++i) repeats += (stream[i] == stream[i ^ 1]) + (stream[i] == stream[i + 2]);
+      CHECK(repeats == 0);
+    }
   }
   words[4097] ^= 1;  // a word of the tail
   KBENCH_HIP_CHECK(hipMemcpy(aligned, words.data(), bytes, hipMemcpyHostToDevice));
