@@ -122,6 +122,33 @@ TEST_CASE("device and host comparisons agree for every dtype, clean or not", "[d
   }
 }
 
+// Every fp16 and bf16 encoding (zeros, subnormals, the largest values, infinities, NaNs) against every other
+// encoding, as two words in a fixed scramble: the device's conversion of each word to double is the host's.
+TEST_CASE("device and host comparisons agree over every 16-bit float encoding", "[device_compare]") {
+  const std::size_t n = std::size_t{1} << 16;
+  kbench::stream s;
+  for (dtype t : {dtype::f16, dtype::bf16}) {
+    for (const std::uint32_t stride : {1u, 40503u}) {  // the same words, and each against another (an odd stride)
+      std::vector<std::uint16_t> actual(n), expected(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        expected[i] = static_cast<std::uint16_t>(i);
+        actual[i] = static_cast<std::uint16_t>(i * stride);
+      }
+      kbench::device_allocation a(n * 2), e(n * 2);
+      KBENCH_HIP_CHECK(hipMemcpy(a.data(), actual.data(), n * 2, hipMemcpyHostToDevice));
+      KBENCH_HIP_CHECK(hipMemcpy(e.data(), expected.data(), n * 2, hipMemcpyHostToDevice));
+      for (const bool equal_nan : {false, true}) {
+        kbench::tolerance rule = kbench::make_tolerance(tol::allclose{1e-3, 1e-3});
+        rule.equal_nan = equal_nan;
+        INFO(kbench::info(t).name << " stride " << stride << (equal_nan ? " NaNs equal" : ""));
+        const std::vector<std::size_t> extents{n};
+        const kbench::comparison host = kbench::compare({actual.data(), t, n, extents}, {expected.data(), t, n, extents}, rule);
+        require_same(host, kbench::compare_on_device(a.data(), e.data(), t, n, extents, rule, s.get()).result);
+      }
+    }
+  }
+}
+
 // Integers of every width drawn from all their bits, a fifth of the actual ones redrawn, and pairs at the
 // type's two ends planted both ways round: differences as wide as the type allows (an int32's reach 2^32 - 1,
 // which a difference taken in 32 bits overflows), each engine's maxima and counts the same.
@@ -386,6 +413,50 @@ TEST_CASE("given values are drawn as given: a constant, and a choice of two in i
   CHECK(other == 0);
   CHECK(std::abs(static_cast<double>(ones) / n - 0.25) < 0.005);
   CHECK(std::count(c.begin(), c.end(), -2.5f) == static_cast<std::ptrdiff_t>(n));
+}
+
+TEST_CASE("uniform and normal draws: each value set by the seed and its index alone, in range, in proportion",
+          "[distribution]") {
+  // Drawn where a chunk of four elements is stored at once (an aligned buffer) and where it is stored element
+  // by element (one element further), over a length whose last chunk is cut short: the same values, and
+  // nothing written outside them.
+  const std::size_t n = (std::size_t{1} << 16) + 4099;
+  kbench::stream s;
+  for (dtype t : {dtype::f64, dtype::f32, dtype::f16, dtype::bf16, dtype::f8e4m3, dtype::i32}) {
+    const std::size_t size = kbench::info(t).size, bytes = (n + 2) * size;
+    for (const bool normal : {false, true}) {
+      const kbench::distribution drawn = normal ? kbench::normal(1.0, 0.5) : kbench::uniform(-2.0, 2.0);
+      kbench::device_allocation aligned(bytes), shifted(bytes);
+      KBENCH_HIP_CHECK(hipMemset(aligned.data(), 0xAB, bytes));
+      KBENCH_HIP_CHECK(hipMemset(shifted.data(), 0xAB, bytes));
+      kbench::fill_random(aligned.data(), t, n, drawn, 0x5EED, 7, s.get());
+      kbench::fill_random(static_cast<unsigned char*>(shifted.data()) + size, t, n, drawn, 0x5EED, 7, s.get());
+      std::vector<unsigned char> a(bytes), b(bytes);
+      KBENCH_HIP_CHECK(hipMemcpyAsync(a.data(), aligned.data(), bytes, hipMemcpyDeviceToHost, s.get()));
+      KBENCH_HIP_CHECK(hipMemcpyAsync(b.data(), shifted.data(), bytes, hipMemcpyDeviceToHost, s.get()));
+      s.synchronize();
+      INFO(kbench::info(t).name << (normal ? " normal" : " uniform"));
+      CHECK(std::memcmp(a.data(), b.data() + size, n * size) == 0);
+      CHECK(std::all_of(a.begin() + static_cast<std::ptrdiff_t>(n * size), a.end(), [](unsigned char c) { return c == 0xAB; }));
+      CHECK(std::all_of(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(size), [](unsigned char c) { return c == 0xAB; }));
+      CHECK(std::all_of(b.begin() + static_cast<std::ptrdiff_t>((n + 1) * size), b.end(), [](unsigned char c) { return c == 0xAB; }));
+      double sum = 0.0, squares = 0.0, low = INFINITY, high = -INFINITY;
+      for (std::size_t i = 0; i < n; ++i) {
+        const double v = kbench::load_as_double(a.data(), t, i);
+        sum += v, squares += v * v, low = std::min(low, v), high = std::max(high, v);
+      }
+      const double mean = sum / n, spread = std::sqrt(squares / n - mean * mean);
+      if (normal) {  // 70 k draws: the mean's spread is 0.002; integers are rounded (which widens their spread)
+        CHECK(std::abs(mean - 1.0) < 0.02);
+        if (kbench::info(t).is_float) CHECK(std::abs(spread - 0.5) < 0.03);
+      } else {  // integers: uniform over -2 to 2, five values of mean 0 and spread sqrt(2)
+        CHECK(low >= -2.0);
+        CHECK(high <= 2.0);
+        CHECK(std::abs(mean) < 0.03);
+        CHECK(std::abs(spread - (kbench::info(t).is_float ? 4.0 / std::sqrt(12.0) : std::sqrt(2.0))) < 0.03);
+      }
+    }
+  }
 }
 
 TEST_CASE("a function of the index is drawn as its values, evaluated with the input's own seed", "[distribution]") {

@@ -20,21 +20,29 @@
 namespace kbench {
 namespace detail {
 
+// A float value as an element of a floating-point type no wider than float.
+template <class T>
+__device__ inline T narrow_from_float(float v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return v;
+  } else if constexpr (std::is_same_v<T, fp8_e4m3>) {
+    return fp8_e4m3{float_to_fp8_e4m3(v)};
+  } else {
+    return from_float<T>(v);
+  }
+}
+
 template <class T>
 __device__ inline T sample_cast(double v) {
   if constexpr (std::is_same_v<T, double>) {
     return v;
-  } else if constexpr (std::is_same_v<T, float>) {
-    return static_cast<float>(v);
-  } else if constexpr (std::is_same_v<T, fp8_e4m3>) {
-    return fp8_e4m3{float_to_fp8_e4m3(static_cast<float>(v))};
   } else if constexpr (std::is_integral_v<T>) {
     const double r = rint(v);
     if (r <= static_cast<double>(std::numeric_limits<T>::min())) return std::numeric_limits<T>::min();
     if (r >= static_cast<double>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
     return static_cast<T>(r);
   } else {
-    return from_float<T>(static_cast<float>(v));
+    return narrow_from_float<T>(static_cast<float>(v));
   }
 }
 
