@@ -33,8 +33,8 @@ struct device_reader {
       return static_cast<double>(w);
     }
   }
-  // A float of `Mantissa` and `Exponent` bits (fp8) (with a sign bit above them) as double, exactly, built from its
-  // bits without a branch or a conversion: the exponent rebiased, and a subnormal's m * 2^(1 - bias -
+  // A float of `Mantissa` and `Exponent` bits with a sign bit above them (fp8) as double, exactly, built from
+  // its bits without a branch or a conversion: the exponent rebiased, and a subnormal's m * 2^(1 - bias -
   // Mantissa) as the difference of two doubles whose last mantissa bit is worth that much. Inf and NaN: an
   // exponent of all ones (IEEE), or, for e4m3fn (no infinity), only all ones in exponent and mantissa (NaN).
   template <int Mantissa, int Exponent, bool Ieee>

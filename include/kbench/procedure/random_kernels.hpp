@@ -65,8 +65,7 @@ __device__ inline double at_edge(double v, std::size_t index, const fill_paramet
 }
 
 // A chunk's four values stored with one access where `out` allows it (every chunk but a short last one, when
-// `out` is aligned to the chunk's size): four 2-byte stores each cover a quarter of the bytes a warp's
-// store could, and the draw is a pass over memory like any other.
+// `out` is aligned to the chunk's size): four stores of 2 bytes would each write a quarter of what one can.
 template <class T>
 __device__ inline void store_chunk(T* out, std::size_t chunk, std::size_t n, const T (&v)[4], bool whole_chunks) {
   constexpr std::size_t bytes = 4 * sizeof(T);
@@ -85,14 +84,15 @@ __device__ inline void store_chunk(T* out, std::size_t chunk, std::size_t n, con
 }
 
 // A uniform or normal draw of a floating-point type narrower than double, with no edge run's change: in
-// float arithmetic, which rounds the same values to the element type (the double path's conversions run at
-// a quarter of float arithmetic's rate, and made the draw cost 1.4 times this one on an H100).
+// float arithmetic, each value rounded to float and then to the element type, as the double path rounds its
+// own (whose conversions run at a quarter of float arithmetic's rate: that draw took 1.4 times as long on an
+// H100).
 template <class T>
 __device__ inline void draw_in_float(T (&out)[4], hiprandStatePhilox4_32_10_t& state, const fill_parameters& p) {
   const float a = static_cast<float>(p.a), b = static_cast<float>(p.b);
   float v[4];
   if (p.shape == distribution::kind::uniform) {
-    const float4 u = hiprand_uniform4(&state);  // (0, 1]; 1 - u is in [0, 1)
+    const float4 u = hiprand_uniform4(&state);  // (0, 1]; 1 - u is in [0, 1], 1 where u rounds away
     const float width = static_cast<float>(p.b - p.a);
     v[0] = fmaf(width, 1.0f - u.x, a), v[1] = fmaf(width, 1.0f - u.y, a);
     v[2] = fmaf(width, 1.0f - u.z, a), v[3] = fmaf(width, 1.0f - u.w, a);
@@ -182,8 +182,9 @@ __global__ void fill_kernel(T* out, std::size_t n, fill_parameters p) {
   }
 }
 
-// One wave of resident blocks (fewer for small inputs): each thread draws many chunks, where a grid of a
-// block per 256 chunks spends its time starting blocks (the draw of 256 MiB of fp16 took 1.1 times as long).
+// One wave of resident blocks (fewer for small inputs), sized on the first device that draws (a grid sets
+// no value): each thread draws many chunks, where a grid of a block per 256 chunks spends its time starting
+// blocks (the draw of 256 MiB of fp16 took 1.1 times as long).
 template <class T>
 void launch_fill(void* out, std::size_t n, const fill_parameters& p, hipStream_t stream) {
   constexpr unsigned int threads = 256;
