@@ -1,8 +1,9 @@
 // The device comparison path against the host engine: the same verdicts, counts, first indices and maxima,
 // sums to rounding, for every dtype and for clean and dirty outputs. And how fast it is: on two 1 GiB fp32
 // outputs, against copying both to the host and comparing there, and on 256 MiB outputs of every element
-// width. And the inputs as drawn on the device ("[distribution]"): given values, a function of the index, and
-// whole cases whose inputs belong to their indices, or that a shape does not use. And a failed call's error,
+// width. And the inputs as drawn on the device ("[distribution]"): uniform and normal values stored a chunk at
+// a time or one by one, given values, a function of the index, and whole cases whose inputs belong to their
+// indices, or that a shape does not use. And a failed call's error,
 // once thrown, gone from the runtime ("[errors]"). Sealed memory and fingerprints ("[sealed]"). Runs on a GPU
 // (skipped without one).
 // The comparison and the drawing are the ones the procedure compiled (kbench/procedure/device_work.hpp): the
