@@ -49,8 +49,9 @@ __device__ inline void add_pair(signed_sums& s, typename R::storage a, typename 
 // such loads of each array in flight per thread, the few before and after one by one. Loads of one element
 // each kept too few bytes in flight to fill the memory system (the pass took 3 times a copy's time).
 template <class R>
-__device__ inline void add_segment(signed_sums& s, const typename R::storage* actual, const typename R::storage* expected,
-                                   typename R::storage constant, std::size_t begin, std::size_t end, double counted_from) {
+__device__ inline void add_segment(signed_sums& s, const typename R::storage* actual,
+                                   const typename R::storage* expected, typename R::storage constant, std::size_t begin,
+                                   std::size_t end, double counted_from) {
   using S = typename R::storage;
   constexpr std::size_t per_vector = 16 / sizeof(S);
   constexpr unsigned int unroll = 4;

@@ -196,7 +196,8 @@ void launch_fill(void* out, std::size_t n, const fill_parameters& p, hipStream_t
     return static_cast<std::size_t>(std::max(1, multiprocessors * std::max(per_multiprocessor, 1)));
   }();
   const std::size_t chunks = (n + 3) / 4;
-  const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>((chunks + threads - 1) / threads, 1, full_wave));
+  const std::size_t wanted = (chunks + threads - 1) / threads;
+  const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>(wanted, 1, full_wave));
   hipLaunchKernelGGL(fill_kernel<T>, dim3(blocks), dim3(threads), 0, stream, static_cast<T*>(out), n, p);
   KBENCH_HIP_CHECK_LAUNCH();
 }
