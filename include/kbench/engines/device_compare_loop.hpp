@@ -16,6 +16,7 @@
 #include "../contract/platform.hpp"
 #include "comparison.hpp"
 #include "device_compare.hpp"
+#include "device_pass.hpp"
 #include "device_element_readers.hpp"
 
 namespace kbench {
@@ -338,17 +339,11 @@ element_tally run_compare(const void* actual, const void* expected, std::size_t 
   std::memcpy(&constant, &constant_bits, sizeof constant);
   // One full wave of resident blocks (fewer for small outputs): no tail wave. The grid depends only on the
   // device and n, so the merge order, hence the sums, are the same on every run.
-  static const unsigned int full_wave = [] {
-    int device = 0, multiprocessors = 0, per_multiprocessor = 0;
-    KBENCH_HIP_CHECK(hipGetDevice(&device));
-    KBENCH_HIP_CHECK(hipDeviceGetAttribute(&multiprocessors, hipDeviceAttributeMultiprocessorCount, device));
-    KBENCH_HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, compare_kernel<R>, 256, 0));
-    return static_cast<unsigned int>(std::max(1, multiprocessors * std::max(per_multiprocessor, 1)));
-  }();
+  static const unsigned int full_wave = full_wave_blocks(compare_kernel<R>, 256);
   const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>((n + 4095) / 4096, 1, full_wave));
   // Allocated once: an allocation per comparison would cost as much as comparing a large output.
   static const device_buffer<element_tally> partials(full_wave);
-  if (reinterpret_cast<std::uintptr_t>(actual) % 16 != 0 || reinterpret_cast<std::uintptr_t>(expected) % 16 != 0) {
+  if (!on_quads(actual) || !on_quads(expected)) {
     throw usage_error("device comparison needs 16-byte aligned buffers");
   }
   hipLaunchKernelGGL(compare_kernel<R>, dim3(blocks), dim3(256), 0, stream, static_cast<const S*>(actual),

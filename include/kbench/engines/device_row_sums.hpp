@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -15,6 +14,7 @@
 #include "bias_audit.hpp"
 #include "device_compare.hpp"
 #include "device_element_readers.hpp"
+#include "device_pass.hpp"
 
 namespace kbench {
 namespace detail {
@@ -59,9 +59,8 @@ __device__ inline void add_segment(signed_sums& s, const typename R::storage* ac
     uint4 bits;
     S elements[per_vector];
   };
-  auto on_16_bytes = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; };
   std::size_t body_begin = end, body_end = end;  // in elements: empty unless both arrays are aligned
-  if (on_16_bytes(expected) && (actual == nullptr || on_16_bytes(actual))) {
+  if (on_quads(expected) && (actual == nullptr || on_quads(actual))) {
     const std::size_t first_boundary = (begin + per_vector - 1) / per_vector * per_vector;
     const std::size_t last_boundary = end / per_vector * per_vector;
     body_begin = first_boundary < end ? first_boundary : end;

@@ -15,6 +15,7 @@
 #include "../detail/host_device.hpp"
 #include "clock_stamps.hpp"
 #include "device_compare.hpp"
+#include "device_pass.hpp"
 #include "integrity.hpp"
 #include "launch_gate.hpp"
 #include "measure.hpp"
@@ -102,11 +103,6 @@ __device__ inline void add_block_sum(unsigned long long mine, unsigned long long
   }
   if (threadIdx.x == 0) atomicAdd(sum, partial[0]);
 }
-
-// Whether `data` starts on a 16-byte boundary: then a thread moves four 4-byte words at a time. One load of
-// 16 bytes keeps four times the bytes in flight of four loads of 4, which a pass over memory needs to reach
-// the device's bandwidth (the 4-byte loop read 256 MiB at 1.9 TB/s on an H200).
-KBENCH_HOST_DEVICE inline bool on_quads(const void* data) { return reinterpret_cast<std::uintptr_t>(data) % 16 == 0; }
 
 // An order-independent 64-bit fingerprint of `count` 4-byte words: a sum of hashed (word, index) pairs, so
 // one changed word changes it (but for a 2^-64 chance), whatever the grid and however the words are loaded.

@@ -19,6 +19,7 @@
 #endif
 
 #include "../contract/index_values.hpp"
+#include "../engines/device_pass.hpp"
 #include "../engines/random.hpp"
 
 namespace kbench {
@@ -188,13 +189,7 @@ __global__ void fill_kernel(T* out, std::size_t n, fill_parameters p) {
 template <class T>
 void launch_fill(void* out, std::size_t n, const fill_parameters& p, hipStream_t stream) {
   constexpr unsigned int threads = 256;
-  static const std::size_t full_wave = [] {
-    int device = 0, multiprocessors = 0, per_multiprocessor = 0;
-    KBENCH_HIP_CHECK(hipGetDevice(&device));
-    KBENCH_HIP_CHECK(hipDeviceGetAttribute(&multiprocessors, hipDeviceAttributeMultiprocessorCount, device));
-    KBENCH_HIP_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, fill_kernel<T>, threads, 0));
-    return static_cast<std::size_t>(std::max(1, multiprocessors * std::max(per_multiprocessor, 1)));
-  }();
+  static const std::size_t full_wave = full_wave_blocks(fill_kernel<T>, threads);
   const std::size_t chunks = (n + 3) / 4;
   const std::size_t wanted = (chunks + threads - 1) / threads;
   const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>(wanted, 1, full_wave));
