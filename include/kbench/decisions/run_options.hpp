@@ -36,7 +36,7 @@ struct run_options {
   double precision = 0.005;          // stop sampling when both medians are known to +-0.5% (95%)...
   double max_time = 10.0;            // ...or after this many seconds of sampling per case
   int max_iterations = 100000;       // ...or this many samples
-  double warmup_time = 0.02;         // and warm up for at least this long (clocks ramp up)
+  double warmup_time = 0.02;         // then until the SM clock is up, for at most this long
   double flush_mib = 0.0;            // cold mode's cache flush; 0: max(256 MiB, 4 x L2)
   double batch_below_us = 10.0;      // automatic mode batches kernels shorter than this
   double throttle_threshold = 0.75;  // a sample below this share of the highest SM clock is left out (0: none)

@@ -1,12 +1,12 @@
 // kbench/procedure/sealed_outputs.hpp: right outputs that kbench holds in device memory, sealed
 // (engines/sealed_memory.hpp) while the optimized side runs again on the inputs they belong to: a correctness
-// run's launches off their alignment, against unmapped memory, and its last launch, and the optimized side's
-// launches in a timed sample whose reference went first. Sealed are the device reference's outputs (in a
-// timed sample, every copy its launches wrote) and the optimized side's first outputs held to match later
-// runs bit for bit (its own output buffers are poisoned instead). A copy of them gives the key stream, not
-// the values; a write into them is an error that says so. The first launch on new inputs needs none of
-// this: the reference's outputs of them do not exist yet. One object can seal again once unsealed (a timing
-// run's samples): the fingerprint counters it allocated stay for the next seals.
+// run's launches off their alignment, against unmapped memory, and its last launch. Sealed are the device
+// reference's outputs and the optimized side's first outputs held to match later runs bit for bit (its own
+// output buffers are poisoned instead). A copy of them gives the key stream, not the values; a write into
+// them is an error that says so. The first launch on new inputs needs none of this: the reference's outputs
+// of them do not exist yet. (A timed sample whose reference went first poisons the reference's outputs
+// instead, and runs it again for a check: timing_run.hpp.) One object can seal again once unsealed: the
+// fingerprint counters it allocated stay for the next seals.
 #pragma once
 
 #include <cstddef>
@@ -18,7 +18,6 @@
 #include "../engines/sealed_memory.hpp"
 #include "case_buffers.hpp"
 #include "case_devices.hpp"
-#include "timed_input_sets.hpp"
 
 namespace kbench {
 namespace detail {
@@ -32,21 +31,6 @@ class sealed_outputs {
     if (!layout_.has_device_reference()) return;
     for (std::size_t k = 0; k < layout_.output_count(); ++k) {
       seal(k, "the reference's output", buffers.output_data(side::reference, k), layout_.output_slot(k).storage_bytes());
-    }
-  }
-
-  // Every output of `target` that the launches of a timed sample write (timed_input_sets.hpp), made ready
-  // (allocating) now, sealed by seal_prepared() between the sides, which waits for nothing.
-  void prepare_timed(timed_input_sets& sets, side target) {
-    for (std::size_t k = 0; k < layout_.output_count(); ++k) {
-      const written_memory span = sets.outputs_written(target, k);
-      prepare(k, "the reference's timed output", span.data, span.bytes);
-    }
-  }
-  void seal_prepared() {
-    for (seal_of_output& s : seals_) {
-      const current_device here = devices_.on(layout_.output_slot(s.output));
-      s.seal->seal();
     }
   }
 

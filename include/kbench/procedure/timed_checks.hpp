@@ -1,7 +1,9 @@
 // kbench/procedure/timed_checks.hpp: the checks of a timing run's timed launches. Every sample looks like
 // every other to the kernel: its outputs prepared alike, the order of the two sides drawn per sample, and
 // the launches to check drawn only once the sample has run (check_sampling.hpp), each compared with the
-// reference's launch on the same input set on the device, outside the timed regions (timed_audit.hpp).
+// reference's launch on the same input set on the device, outside the timed regions (timed_audit.hpp); in a
+// sample whose reference went first, whose outputs were poisoned before the optimized side ran, the reference
+// runs again (untimed) for the check.
 // The last sample always has one launch checked: the stop rule decides after a sample ran, so a kernel
 // cannot tell which one is last. The checks' expected host time is held to a share of the timed work.
 //
@@ -43,8 +45,12 @@ class timed_checks {
         candidates_(std::clamp(output_copies, 1, launches)),
         sampler_(with_reference_ ? check_budget_share : 0.0, first_estimate(layout)) {}
 
-  // Whether the optimized kernel goes first in the next sample.
-  [[nodiscard]] bool optimized_first() { return sampler_.optimized_first(); }
+  // Whether the optimized kernel goes first in the next sample. Where the reference does, its outputs are
+  // poisoned before the optimized side runs (timing_run.hpp): a check of that sample runs it again.
+  [[nodiscard]] bool optimized_first() {
+    reference_spent_ = with_reference_ && !sampler_.optimized_first();
+    return !reference_spent_;
+  }
 
   // After a sample ran (its outputs still in place; `timed_seconds`: both sides' timed regions): the
   // launches drawn for checking, checked; `last`: the run's last sample, of which one launch always is.
@@ -59,6 +65,10 @@ class timed_checks {
     for (const int candidate : chosen) {
       const int launch = launches_ - candidates_ + candidate;  // the last candidates_ of the sample
       ++checked;
+      if (reference_spent_) {  // on the inputs the optimized launch read, its in-place values restored
+        sets.launch(side::reference, launch);
+        devices_.synchronize();
+      }
       found = check_timed_launch(layout_, devices_, buffers_, comparator_, host_, sets, with_reference_, launch,
                                  where(launch));
       wrong_ = !found.empty();
@@ -131,6 +141,7 @@ class timed_checks {
   long long samples_ = 0;
   long long singles_ = 0;  // after_single's launches
   bool wrong_ = false;
+  bool reference_spent_ = false;  // the sample's reference went first: its outputs were poisoned
 };
 
 }  // namespace detail

@@ -65,12 +65,6 @@ struct timed_buffer {
   }
 };
 
-// Device memory that the launches of a sample write: where, and how many bytes.
-struct written_memory {
-  void* data;
-  std::size_t bytes;
-};
-
 class timed_input_sets {
  public:
   // Bytes of one input set: every input and every in-place buffer, each at a stride of whole 256 bytes.
@@ -204,12 +198,6 @@ class timed_input_sets {
     if (outputs_[k].copies == 0) return buffers_.output_data(target, k);
     return static_cast<unsigned char*>(outputs_[k].working(target).data()) +
            static_cast<std::size_t>(launch % outputs_[k].copies) * outputs_[k].stride;
-  }
-  // The memory the launches of a sample of `target` write output k to: its working copies, or the case's own
-  // output.
-  [[nodiscard]] written_memory outputs_written(side target, std::size_t k) const {
-    if (outputs_[k].copies == 0) return {buffers_.output_data(target, k), layout_.output_slot(k).storage_bytes()};
-    return {outputs_[k].working(target).data(), outputs_[k].stride * static_cast<std::size_t>(outputs_[k].copies)};
   }
   // Whether output k of a launch is a working copy (else the case's own output).
   [[nodiscard]] bool in_copy(std::size_t k) const { return outputs_[k].copies > 0; }

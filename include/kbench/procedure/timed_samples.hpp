@@ -53,6 +53,18 @@ class timed_samples {
     stamped_[static_cast<int>(target)] = {opening, stamps_.close(s, opening)};
   }
 
+  // Whether the SM clock over what `enqueue` puts on `s` (waited for here) reached `share` of the device's
+  // highest; false where the clock cannot be read.
+  template <class Enqueue>
+  [[nodiscard]] bool clock_reached(double share, hipStream_t s, Enqueue&& enqueue) {
+    const clock_stamps::opened opening = stamps_.open(s);
+    enqueue();
+    const int closing = stamps_.close(s, opening);
+    KBENCH_HIP_CHECK(hipStreamSynchronize(s));
+    const double hz = stamps_.hz(opening, closing);  // NaN when not read: not reached
+    return clocks_.measured && hz >= share * clocks_.highest_hz;
+  }
+
   // The sample whose sides were just stamped, once the device has run it: kept, or set aside as throttled.
   void add(double optimized_seconds, double reference_seconds) {
     const double optimized_hz = clock_of(side::optimized);

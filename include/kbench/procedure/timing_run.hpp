@@ -1,7 +1,8 @@
 // kbench/procedure/timing_run.hpp: one timing run of a case that has just passed a correctness run, in
 // named steps (run() lists them in order):
 //
-//   warm_up               launches of both kernels on the checked inputs, by count and by time (clocks ramp up)
+//   warm_up               launches of both kernels on the checked inputs, by count, then until the SM clock is up
+//                         (or for a time, where it cannot be read)
 //   choose_mode           a pilot of hot samples decides the automatic mode and the batch size
 //   draw_input_sets       the input sets of the timed launches: in batch mode one per launch of a sample, and
 //                         where memory allows outputs of its own for each launch
@@ -24,10 +25,12 @@
 //   unseen work           one launch on an idle device timed on the host's clock
 //
 // Every launch of the optimized kernel starts from outputs prepared alike: poison, or the drawn values in
-// place. In cold mode the reference's outputs are not poisoned while timed (the flush evicts them, and a
+// place. In cold mode the reference's outputs are not poisoned before it runs (the flush evicts them, and a
 // poison of large outputs would cost as much as the launch): nothing reads them before the reference writes
 // them, and when the optimized kernel goes first they hold another input set's values, which a kernel that
-// copies them gets wrong.
+// copies them gets wrong. When the reference goes first, its outputs are poisoned once it has run (every copy
+// its launches wrote; in-place values restored), before the optimized side runs: nothing right is left to
+// copy, and a check of the sample runs the reference again (timed_checks.hpp).
 //
 // Each step returns what it measured and found; run() puts the measurements together once, at the end,
 // and judge.hpp decides what they mean.
@@ -56,7 +59,6 @@
 #include "case_device_tools.hpp"
 #include "host_computation.hpp"
 #include "output_comparator.hpp"
-#include "sealed_outputs.hpp"
 #include "timed_audit.hpp"
 #include "timed_census.hpp"
 #include "timed_checks.hpp"
@@ -75,13 +77,14 @@ class timing_run {
              output_comparator& comparator, host_computation& host, const run_options& options, const gpu_info& g,
              const device_ceilings& ceilings)
       : layout_(layout), devices_(devices), buffers_(buffers), launcher_(launcher), comparator_(comparator),
-        host_(host), options_(options), gpu_(g), ceilings_(ceilings), spin_(devices.stream()), gate_(spin_.cycles_per_second()), with_reference_(layout.has_device_reference()),
-        samples_(devices.stream(), g, options, with_reference_), flushes_(devices), sealed_(layout, devices) {}
+        host_(host), options_(options), gpu_(g), ceilings_(ceilings), spin_(devices.stream()),
+        gate_(spin_.cycles_per_second()), with_reference_(layout.has_device_reference()),
+        samples_(devices.stream(), g, options, with_reference_), flushes_(devices) {}
 
   [[nodiscard]] timing_measurements run() {
     timing_steps steps;
     stage_times& stages = steps.stages;
-    timed_step(stages, "warm-up", [&] { warm_up(layout_, devices_, buffers_, options_); });
+    timed_step(stages, "warm-up", [&] { warm_up(layout_, devices_, buffers_, options_, samples_); });
     steps.setup = timed_step(stages, "set-up", [&] {
       choose_mode();
       return prepare_mode(draw_input_sets());
@@ -107,15 +110,7 @@ class timing_run {
   [[nodiscard]] hipStream_t stream() const { return devices_.stream(); }
   [[nodiscard]] std::size_t flush() const { return flush_bytes(options_, gpu_.l2_bytes); }
 
-  void choose_mode() {
-    auto hot_start = [&] {
-      prepare_first_set_outputs(layout_, buffers_);
-      flushes_.before_timed(nullptr);
-      spin_.enqueue(stream(), 20e-6);
-    };
-    const auto pilot = event_pair_samples(stream(), 5, 0, hot_start, [&] { buffers_.launch(side::optimized); });
-    mode_ = plan_mode(options_, summarize(pilot).median);
-  }
+  void choose_mode() { mode_ = plan_mode(options_, pilot_median(layout_, buffers_, flushes_, spin_, stream())); }
 
   [[nodiscard]] timing_setup draw_input_sets() {
     timing_setup setup;
@@ -175,26 +170,29 @@ class timing_run {
   }
 
   // Reference and optimized back to back, in an order drawn for this sample, so that clock and thermal
-  // drift hit both; both queued behind the gate before either starts. Returns both sides' timed seconds;
-  // the device's wait after the sample goes to `sampled`, and so does the note when the gate opened by itself.
-  // The reference first: its outputs sealed through the optimized side's launches (sealed_outputs.hpp).
+  // drift hit both; both queued behind the gate before either starts, but the first side's untimed work, which
+  // the device does while the host queues the rest. Returns both sides' timed seconds; the device's wait
+  // after the sample goes to `sampled`, and so does the note when the gate opened by itself.
   double sample(sampled_run& sampled) {
     ++draws_;
     const bool optimized_first = checks_->optimized_first() || !with_reference_;
-    if (!optimized_first) sealed_.prepare_timed(*sets_, side::reference);
+    prepare_side(optimized_first ? side::optimized : side::reference, true);
     {
       std::optional<launch_gate::held> held;
       if (gated_) held.emplace(gate_, stream());
-      if (optimized_first) time_side(side::optimized, optimized_events_, true, !with_reference_);
-      if (with_reference_) time_side(side::reference, reference_events_, !optimized_first, optimized_first);
+      if (optimized_first) run_side(side::optimized, optimized_events_, !with_reference_);
+      if (with_reference_) {
+        if (optimized_first) prepare_side(side::reference, false);
+        run_side(side::reference, reference_events_, optimized_first);
+      }
       if (!optimized_first) {
-        sealed_.seal_prepared();
-        time_side(side::optimized, optimized_events_, false, true);
+        sets_->prepare_outputs(side::reference, per_sample_);  // nothing right to copy (the header says more)
+        prepare_side(side::optimized, false);
+        run_side(side::optimized, optimized_events_, true);
       }
     }
     optimized_events_.wait();
     if (with_reference_) reference_events_.wait();
-    sealed_.unseal("in a timed sample after the reference's launches");
     sampled.idle_waits.push_back(device_idle_wait());
     sets_->fingerprint_after_launches();  // the last side's, once the device is idle (the wait times it alone)
     const double reference = with_reference_ ? reference_events_.seconds() : 0.0;
@@ -206,14 +204,13 @@ class timing_run {
     return optimized_events_.seconds() + reference;
   }
 
-  // One side of a sample, all untimed but its launches: its input sets written (drawn anew for the first
-  // side; without a flush, the same values written again for the second, so that it too reads inputs just
-  // written, not ones the other side just read: on the H200 worth up to 6% to the second of two latency-
-  // bound kernels), its outputs prepared (poison, or the drawn values in place; not the reference's in cold
-  // mode, whose flush evicts them), its launches timed, then (but the last side's) its inputs' fingerprints.
-  void time_side(side target, event_pair& events, bool first, bool last) {
-    const bool rewrite = !flush_;
-    if (first || rewrite) {
+  // One side of a sample. prepare_side, untimed: its input sets written (drawn anew for the first side;
+  // without a flush, the same values again for the second, so that it too reads inputs just written: on the
+  // H200 worth up to 6% to the second of two latency-bound kernels), its outputs prepared (poison, or the
+  // drawn values in place; not the reference's in cold mode, whose flush evicts them). run_side: its launches
+  // timed, then (but the last side's) its inputs' fingerprints.
+  void prepare_side(side target, bool first) {
+    if (first || !flush_) {
       devices_.fork();  // the other GPUs' sets are written after the launches before
       sets_->redraw(static_cast<std::uint64_t>(draws_));
     }
@@ -222,8 +219,10 @@ class timing_run {
     } else {
       sets_->prepare_outputs(target, per_sample_);
     }
+  }
+  void run_side(side target, event_pair& events, bool last) {
     timed(target, events);
-    if (rewrite && !last) {
+    if (!flush_ && !last) {
       devices_.fork();
       sets_->fingerprint_after_launches();
     }
@@ -309,7 +308,6 @@ class timing_run {
   timed_samples samples_;
   device_flushes flushes_;
   std::optional<timed_input_sets> sets_;
-  sealed_outputs sealed_;  // each sample's seals (after sets_: unsealed before its memory goes)
   std::optional<timed_checks> checks_;
   mode_plan mode_;
   int per_sample_ = 1;

@@ -24,6 +24,7 @@
 #include "../results/results.hpp"
 #include "../results/statistics.hpp"
 #include "case_buffers.hpp"
+#include "case_device_tools.hpp"
 #include "case_devices.hpp"
 #include "timed_samples.hpp"
 #include "unseen_work.hpp"
@@ -76,17 +77,38 @@ inline void prepare_first_set_outputs(const case_layout& layout, case_buffers& b
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The warm-up: both sides on the first input set, at least `options.warmup` times and for
-// `options.warmup_time` seconds, each launch waited for.
+// The median of the pilot's five hot launches of the optimized side on the first input set, each queued behind
+// a spin, no flush (hot): the automatic mode is chosen from it.
+[[nodiscard]] inline double pilot_median(const case_layout& layout, case_buffers& buffers, device_flushes& flushes,
+                                         const spinner& spin, hipStream_t stream) {
+  auto hot_start = [&] {
+    prepare_first_set_outputs(layout, buffers);
+    flushes.before_timed(nullptr);
+    spin.enqueue(stream, 20e-6);
+  };
+  return summarize(event_pair_samples(stream, 5, 0, hot_start, [&] { buffers.launch(side::optimized); })).median;
+}
+
+// The share of the device's highest SM clock at which the warm-up takes the clock to have ramped up.
+inline constexpr double warm_clock_share = 0.95;
+
+// The warm-up: both sides on the first input set, each pair of launches waited for, at least
+// `options.warmup` times, then until the SM clock over a pair reached warm_clock_share of the device's highest
+// or `options.warmup_time` seconds have passed, whichever comes first (where the clock cannot be read, the
+// time): a device still busy from the first check is warm after the count, one that idled ramps its clock up
+// first.
 inline void warm_up(const case_layout& layout, const case_devices& devices, case_buffers& buffers,
-                    const run_options& options) {
+                    const run_options& options, timed_samples& clocks) {
   const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < options.warmup || host_seconds_since(start) < options.warmup_time; ++i) {
+  bool warm = false;
+  for (int i = 0; i < options.warmup || (!warm && host_seconds_since(start) < options.warmup_time); ++i) {
     buffers.restore_in_place(side::reference);
     prepare_first_set_outputs(layout, buffers);
-    if (layout.has_device_reference()) buffers.launch(side::reference);
-    buffers.launch(side::optimized);
-    devices.synchronize();
+    warm = clocks.clock_reached(warm_clock_share, devices.stream(), [&] {
+      if (layout.has_device_reference()) buffers.launch(side::reference);
+      buffers.launch(side::optimized);
+    });
+    devices.synchronize();  // every device's part of the launches
   }
 }
 
