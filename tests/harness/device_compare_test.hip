@@ -464,56 +464,6 @@ TEST_CASE("uniform and normal draws: each value set by the seed and its index al
   }
 }
 
-TEST_CASE("a draw that fingerprints what it writes adds what a pass over the written memory would", "[distribution]") {
-  // Every element width, every way of drawing (the float path, the double path an edge run takes, integers,
-  // given values, positional ones), lengths whose last chunk is cut short or holds no whole word: the sum
-  // the draw adds as it writes equals the fingerprint pass's over the same bytes (the timed input sets'
-  // sums as drawn, which the pass after the launches must match), and the values are those it draws without.
-  const auto hashed = kbench::from_index("hashed", [](std::size_t i, std::uint64_t seed) {  // every type holds 0 to 8
-    return static_cast<double>((i * 2654435761u + seed) % 9);
-  });
-  kbench::value_edge spiked;
-  spiked.scale = 1024.0, spiked.spike = 64.0, spiked.spikes = 1, spiked.spike_at[0] = 2;
-  kbench::stream s;
-  kbench::device_buffer<unsigned long long> sums(1);
-  for (dtype t : {dtype::f64, dtype::f32, dtype::f16, dtype::bf16, dtype::f8e4m3, dtype::i8, dtype::u16, dtype::i32,
-                  dtype::i64}) {
-    for (const std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{7}, (std::size_t{1} << 16) + 4099}) {
-      for (const kbench::distribution& init : {kbench::uniform(-2.0, 2.0), kbench::normal(1.0, 0.5), kbench::choice(1, 0, 0.25),
-                                               kbench::constant(3.0), kbench::arange(-5.0, 1.0), hashed}) {
-        for (const bool edge : {false, true}) {
-          const std::size_t bytes = n * kbench::info(t).size;
-          INFO(kbench::info(t).name << " n=" << n << ' ' << init.describe() << (edge ? " spiked" : ""));
-          kbench::device_allocation fingerprinted(bytes), plain(bytes);
-          KBENCH_HIP_CHECK(hipMemsetAsync(sums.data(), 0, sizeof(unsigned long long), s.get()));
-          const kbench::value_edge change = edge ? spiked : kbench::value_edge{};
-          kbench::fill_random(fingerprinted.data(), t, n, init, 0x5EED, 5, s.get(), change, sums.data());
-          kbench::fill_random(plain.data(), t, n, init, 0x5EED, 5, s.get(), change);
-          std::vector<unsigned char> a(bytes), b(bytes);
-          KBENCH_HIP_CHECK(hipMemcpyAsync(a.data(), fingerprinted.data(), bytes, hipMemcpyDeviceToHost, s.get()));
-          KBENCH_HIP_CHECK(hipMemcpyAsync(b.data(), plain.data(), bytes, hipMemcpyDeviceToHost, s.get()));
-          s.synchronize();
-          const std::uint64_t added = sums.to_host()[0];
-          CHECK(a == b);
-          CHECK(added == kbench::detail::fingerprint_of(plain.data(), bytes / 4 * 4, 0, s.get()));
-          if (bytes >= 4) CHECK(added != 0);
-        }
-      }
-    }
-  }
-  // And a sum that tells draws apart: another seed's values, another sum.
-  const std::size_t n = 4096;
-  kbench::device_allocation memory(n * 2);
-  std::uint64_t added[2] = {};
-  for (int k = 0; k < 2; ++k) {
-    KBENCH_HIP_CHECK(hipMemsetAsync(sums.data(), 0, sizeof(unsigned long long), s.get()));
-    kbench::fill_random(memory.data(), dtype::f16, n, kbench::uniform(-1.0, 1.0), 0x5EED + k, 0, s.get(), {}, sums.data());
-    s.synchronize();
-    added[k] = sums.to_host()[0];
-  }
-  CHECK(added[0] != added[1]);
-}
-
 TEST_CASE("a function of the index is drawn as its values, evaluated with the input's own seed", "[distribution]") {
   const std::size_t n = (std::size_t{1} << 20) + 3;
   kbench::stream s;

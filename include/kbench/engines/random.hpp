@@ -54,15 +54,11 @@ template <class Unused = void>
 void rotate_elements(void* out, const void* in, dtype type, std::size_t size, std::size_t offset, hipStream_t stream);
 
 // Fills `size` elements of dtype `type` at `out` from `init`, reproducibly for (seed, stream_id); `edge`
-// changes a floating-point type's uniform or normal values (an edge run, decisions/edge_values.hpp). With
-// `fingerprint` (device memory), the fingerprint of the bytes written (integrity.hpp's add_fingerprint, key 0)
-// is added to it as they are drawn, where a pass of its own would read them all again; `out` must then lie on
-// a 4-byte boundary.
+// changes a floating-point type's uniform or normal values (an edge run, decisions/edge_values.hpp).
 // Templates (call them as functions), defined in procedure/random_kernels.hpp and compiled once per program:
 // a translation unit that calls them compiles none of their kernels, and links the program's procedure.
 template <class Unused = void>
 void fill_random(void* out, dtype type, std::size_t size, const distribution& init, std::uint64_t seed,
-                 std::uint64_t stream_id, hipStream_t stream, const value_edge& edge = {},
-                 unsigned long long* fingerprint = nullptr);
+                 std::uint64_t stream_id, hipStream_t stream, const value_edge& edge = {});
 
 }  // namespace kbench

@@ -10,7 +10,7 @@
 namespace kbench {
 
 template void fill_random<void>(void*, dtype, std::size_t, const distribution&, std::uint64_t, std::uint64_t,
-                                hipStream_t, const value_edge&, unsigned long long*);
+                                hipStream_t, const value_edge&);
 template void rotate_elements<void>(void*, const void*, dtype, std::size_t, std::size_t, hipStream_t);
 
 }  // namespace kbench

@@ -18,11 +18,8 @@
 #pragma clang diagnostic pop
 #endif
 
-#include "../contract/error.hpp"
 #include "../contract/index_values.hpp"
 #include "../engines/device_pass.hpp"
-#include "../engines/fingerprint_terms.hpp"
-#include "../engines/integrity.hpp"
 #include "../engines/random.hpp"
 
 namespace kbench {
@@ -87,23 +84,6 @@ __device__ inline void store_chunk(T* out, std::size_t chunk, std::size_t n, con
   }
 }
 
-// A chunk's share of the fingerprint of the memory it is stored in (integrity.hpp's add_fingerprint, key 0):
-// the terms of its whole 4-byte words (a chunk of four elements holds sizeof(T) of them) that lie within the
-// `n` elements, so that a draw fingerprints what it writes without reading it back.
-template <class T>
-__device__ inline unsigned long long chunk_fingerprint(const T (&v)[4], std::size_t chunk, std::size_t n) {
-  constexpr std::size_t words = sizeof(T);
-  std::uint32_t packed[words];
-  T* const elements = reinterpret_cast<T*>(packed);  // the words' bytes as the chunk's elements
-  for (int k = 0; k < 4; ++k) elements[k] = v[k];
-  const std::size_t first = chunk * words, whole = n * sizeof(T) / 4;
-  unsigned long long sum = 0;
-  for (std::size_t w = 0; w < words; ++w) {
-    if (first + w < whole) sum += fingerprint_term(packed[w], first + w, 0);
-  }
-  return sum;
-}
-
 // A uniform or normal draw of a floating-point type narrower than double, with no edge run's change: in
 // float arithmetic, each value rounded to float and then to the element type, as the double path rounds its
 // own (whose conversions run at a quarter of float arithmetic's rate: that draw took 1.4 times as long on an
@@ -124,109 +104,96 @@ __device__ inline void draw_in_float(T (&out)[4], hiprandStatePhilox4_32_10_t& s
   for (int k = 0; k < 4; ++k) out[k] = narrow_from_float<T>(v[k]);
 }
 
-// A chunk's four values in double: given values, integers, double's own draw, and an edge run's uniform or
-// normal values (whose changes need double).
 template <class T>
-__device__ inline void draw_in_double(double (&v)[4], std::size_t chunk, const fill_parameters& p) {
-  if (p.shape == distribution::kind::arange) {
-    for (int k = 0; k < 4; ++k) v[k] = p.a + p.b * static_cast<double>(chunk * 4 + k);
-  } else if (p.shape == distribution::kind::constant) {
-    for (int k = 0; k < 4; ++k) v[k] = p.a;
-  } else {
-    hiprandStatePhilox4_32_10_t state;
-    hiprand_init(p.seed, chunk, 0, &state);
-    if (p.shape == distribution::kind::choice) {  // any type: one of two given values
-      const float4 u = hiprand_uniform4(&state);  // (0, 1]; 1 - u is in [0, 1)
-      const float us[4] = {u.x, u.y, u.z, u.w};
-      for (int k = 0; k < 4; ++k) v[k] = 1.0 - static_cast<double>(us[k]) < p.weight ? p.a : p.b;
-    } else if constexpr (std::is_integral_v<T>) {
-      // Integers: uniform over [ceil(a), floor(b)], or a rounded normal.
-      if (p.shape == distribution::kind::uniform) {
-        const double low = ceil(p.a);
-        const double range = floor(p.b) - low + 1.0;
-        const uint4 r = hiprand4(&state);
-        const unsigned int words[4] = {r.x, r.y, r.z, r.w};
-        for (int k = 0; k < 4; ++k) {
-          // 32 random bits scaled to the range; ranges wider than 2^32 take extra bits from the next draw.
-          double u = static_cast<double>(words[k]) / 4294967296.0;
-          if (range > 4294967296.0) u += static_cast<double>(hiprand(&state)) / 18446744073709551616.0;
-          v[k] = low + floor(u * range);
-        }
-      } else {
-        const float4 z = hiprand_normal4(&state);
-        v[0] = p.a + p.b * z.x, v[1] = p.a + p.b * z.y, v[2] = p.a + p.b * z.z, v[3] = p.a + p.b * z.w;
-      }
-    } else if constexpr (std::is_same_v<T, double>) {
-      for (int k = 0; k < 4; k += 2) {
-        const double2 d = p.shape == distribution::kind::uniform ? hiprand_uniform2_double(&state)
-                                                                 : hiprand_normal2_double(&state);
-        if (p.shape == distribution::kind::uniform) {
-          v[k] = p.a + (p.b - p.a) * (1.0 - d.x), v[k + 1] = p.a + (p.b - p.a) * (1.0 - d.y);
-        } else {
-          v[k] = p.a + p.b * d.x, v[k + 1] = p.a + p.b * d.y;
-        }
-      }
-    } else {  // an edge run's uniform or normal values: in double, which its changes need
-      if (p.shape == distribution::kind::uniform) {
-        const float4 u = hiprand_uniform4(&state);  // (0, 1]; 1 - u is in [0, 1)
-        const float us[4] = {u.x, u.y, u.z, u.w};
-        for (int k = 0; k < 4; ++k) v[k] = p.a + (p.b - p.a) * (1.0 - static_cast<double>(us[k]));
-      } else {
-        const float4 z = hiprand_normal4(&state);
-        v[0] = p.a + p.b * z.x, v[1] = p.a + p.b * z.y, v[2] = p.a + p.b * z.z, v[3] = p.a + p.b * z.w;
-      }
-    }
-    if constexpr (!std::is_integral_v<T>) {
-      if (!p.edge.none()) {
-        for (int k = 0; k < 4; ++k) v[k] = at_edge(v[k], chunk * 4 + k, p);
-      }
-    }
-  }
-}
-
-// `fingerprint` (or null): where the fingerprint of what the draw writes is added; `out` on a 4-byte boundary.
-template <class T>
-__global__ void fill_kernel(T* out, std::size_t n, fill_parameters p, unsigned long long* fingerprint) {
+__global__ void fill_kernel(T* out, std::size_t n, fill_parameters p) {
   const std::size_t chunks = (n + 3) / 4;
   const bool whole_chunks = reinterpret_cast<std::uintptr_t>(out) % (4 * sizeof(T)) == 0;
   constexpr bool narrow_float = !std::is_integral_v<T> && !std::is_same_v<T, double>;
   const bool in_float = narrow_float && p.edge.none() &&
                         (p.shape == distribution::kind::uniform || p.shape == distribution::kind::normal);
-  unsigned long long written = 0;  // this thread's share of the fingerprint
   for (std::size_t chunk = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; chunk < chunks;
        chunk += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
     T drawn[4];
-    bool drawn_in_float = false;
     if constexpr (narrow_float) {
       if (in_float) {
         hiprandStatePhilox4_32_10_t state;
         hiprand_init(p.seed, chunk, 0, &state);
         draw_in_float(drawn, state, p);
-        drawn_in_float = true;
+        store_chunk(out, chunk, n, drawn, whole_chunks);
+        continue;
       }
     }
-    if (!drawn_in_float) {
-      double v[4];
-      draw_in_double<T>(v, chunk, p);
-      for (int k = 0; k < 4; ++k) drawn[k] = sample_cast<T>(v[k]);
+    double v[4];
+    if (p.shape == distribution::kind::arange) {
+      for (int k = 0; k < 4; ++k) v[k] = p.a + p.b * static_cast<double>(chunk * 4 + k);
+    } else if (p.shape == distribution::kind::constant) {
+      for (int k = 0; k < 4; ++k) v[k] = p.a;
+    } else {
+      hiprandStatePhilox4_32_10_t state;
+      hiprand_init(p.seed, chunk, 0, &state);
+      if (p.shape == distribution::kind::choice) {  // any type: one of two given values
+        const float4 u = hiprand_uniform4(&state);  // (0, 1]; 1 - u is in [0, 1)
+        const float us[4] = {u.x, u.y, u.z, u.w};
+        for (int k = 0; k < 4; ++k) v[k] = 1.0 - static_cast<double>(us[k]) < p.weight ? p.a : p.b;
+      } else if constexpr (std::is_integral_v<T>) {
+        // Integers: uniform over [ceil(a), floor(b)], or a rounded normal.
+        if (p.shape == distribution::kind::uniform) {
+          const double low = ceil(p.a);
+          const double range = floor(p.b) - low + 1.0;
+          const uint4 r = hiprand4(&state);
+          const unsigned int words[4] = {r.x, r.y, r.z, r.w};
+          for (int k = 0; k < 4; ++k) {
+            // 32 random bits scaled to the range; ranges wider than 2^32 take extra bits from the next draw.
+            double u = static_cast<double>(words[k]) / 4294967296.0;
+            if (range > 4294967296.0) u += static_cast<double>(hiprand(&state)) / 18446744073709551616.0;
+            v[k] = low + floor(u * range);
+          }
+        } else {
+          const float4 z = hiprand_normal4(&state);
+          v[0] = p.a + p.b * z.x, v[1] = p.a + p.b * z.y, v[2] = p.a + p.b * z.z, v[3] = p.a + p.b * z.w;
+        }
+      } else if constexpr (std::is_same_v<T, double>) {
+        for (int k = 0; k < 4; k += 2) {
+          const double2 d = p.shape == distribution::kind::uniform ? hiprand_uniform2_double(&state)
+                                                                   : hiprand_normal2_double(&state);
+          if (p.shape == distribution::kind::uniform) {
+            v[k] = p.a + (p.b - p.a) * (1.0 - d.x), v[k + 1] = p.a + (p.b - p.a) * (1.0 - d.y);
+          } else {
+            v[k] = p.a + p.b * d.x, v[k + 1] = p.a + p.b * d.y;
+          }
+        }
+      } else {  // an edge run's uniform or normal values: in double, which its changes need
+        if (p.shape == distribution::kind::uniform) {
+          const float4 u = hiprand_uniform4(&state);  // (0, 1]; 1 - u is in [0, 1)
+          const float us[4] = {u.x, u.y, u.z, u.w};
+          for (int k = 0; k < 4; ++k) v[k] = p.a + (p.b - p.a) * (1.0 - static_cast<double>(us[k]));
+        } else {
+          const float4 z = hiprand_normal4(&state);
+          v[0] = p.a + p.b * z.x, v[1] = p.a + p.b * z.y, v[2] = p.a + p.b * z.z, v[3] = p.a + p.b * z.w;
+        }
+      }
+      if constexpr (!std::is_integral_v<T>) {
+        if (!p.edge.none()) {
+          for (int k = 0; k < 4; ++k) v[k] = at_edge(v[k], chunk * 4 + k, p);
+        }
+      }
     }
+    for (int k = 0; k < 4; ++k) drawn[k] = sample_cast<T>(v[k]);
     store_chunk(out, chunk, n, drawn, whole_chunks);
-    if (fingerprint) written += chunk_fingerprint(drawn, chunk, n);
   }
-  if (fingerprint) add_block_sum(written, fingerprint);  // every thread of the block: `fingerprint` is the grid's
 }
 
 // One wave of resident blocks (fewer for small inputs), sized on the first device that draws (a grid sets
 // no value): each thread draws many chunks, where a grid of a block per 256 chunks spends its time starting
 // blocks (the draw of 256 MiB of fp16 took 1.1 times as long).
 template <class T>
-void launch_fill(void* out, std::size_t n, const fill_parameters& p, unsigned long long* fingerprint, hipStream_t stream) {
-  constexpr unsigned int threads = fingerprint_threads;  // add_block_sum's block
+void launch_fill(void* out, std::size_t n, const fill_parameters& p, hipStream_t stream) {
+  constexpr unsigned int threads = 256;
   static const std::size_t full_wave = full_wave_blocks(fill_kernel<T>, threads);
   const std::size_t chunks = (n + 3) / 4;
   const std::size_t wanted = (chunks + threads - 1) / threads;
   const auto blocks = static_cast<unsigned int>(std::clamp<std::size_t>(wanted, 1, full_wave));
-  hipLaunchKernelGGL(fill_kernel<T>, dim3(blocks), dim3(threads), 0, stream, static_cast<T*>(out), n, p, fingerprint);
+  hipLaunchKernelGGL(fill_kernel<T>, dim3(blocks), dim3(threads), 0, stream, static_cast<T*>(out), n, p);
   KBENCH_HIP_CHECK_LAUNCH();
 }
 
@@ -269,22 +236,15 @@ void rotate_elements(void* out, const void* in, dtype type, std::size_t size, st
 
 template <class Unused>
 void fill_random(void* out, dtype type, std::size_t size, const distribution& init, std::uint64_t seed,
-                 std::uint64_t stream_id, hipStream_t stream, const value_edge& edge, unsigned long long* fingerprint) {
+                 std::uint64_t stream_id, hipStream_t stream, const value_edge& edge) {
   if (size == 0) return;
-  if (fingerprint && reinterpret_cast<std::uintptr_t>(out) % 4 != 0) {
-    throw error("fill_random: a draw that fingerprints what it writes needs memory on a 4-byte boundary");
-  }
   // The input's own seed: of the run's seed and the input's random stream.
   const std::uint64_t input_seed = detail::mix_seed(seed ^ detail::mix_seed(stream_id));
-  if (init.shape == distribution::kind::from_index) {
-    detail::copy_from_index(out, type, size, init, input_seed, stream);
-    if (fingerprint) detail::add_fingerprint(out, size * info(type).size, fingerprint, stream);
-    return;
-  }
+  if (init.shape == distribution::kind::from_index) return detail::copy_from_index(out, type, size, init, input_seed, stream);
   const bool edged = !edge.none() && info(type).is_float && init.random_values();
   const special_set special = info(type).is_float ? special_values(type) : special_set{};
   const detail::fill_parameters p{init.shape, init.a, init.b, init.weight, input_seed, edged ? edge : value_edge{}, special};
-  visit_dtype(type, [&](auto d) { detail::launch_fill<element_t<decltype(d)::value>>(out, size, p, fingerprint, stream); });
+  visit_dtype(type, [&](auto d) { detail::launch_fill<element_t<decltype(d)::value>>(out, size, p, stream); });
 }
 
 }  // namespace kbench

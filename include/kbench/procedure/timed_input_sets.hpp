@@ -141,20 +141,18 @@ class timed_input_sets {
   // arrangement meets none (the sum of a rotated set is the old sum; a fresh set's is not). Positional
   // inputs (arange, from_index: their values belong to their indices) stay as placed once per run
   // (place_positional), copied back in case a launch wrote them. Each input's fingerprint as drawn is added
-  // up on the device (by the draw itself, as it writes), to be matched by fingerprint_after_launches().
+  // up on the device, to be matched by fingerprint_after_launches().
   void redraw(std::uint64_t draw) {
     for_each_drawn([&](const buffer_slot& slot, std::size_t stream_id, timed_buffer& timed) {
       const std::size_t elements = timed.sets.bytes() / info(slot.type).size;
-      unsigned long long* const as_drawn = timed.fingerprints.size() > 0 ? timed.fingerprints.data() : nullptr;
       if (slot.init.positional()) {
         KBENCH_HIP_CHECK(hipMemcpyAsync(timed.sets.data(), timed.positional.data(), timed.sets.bytes(),
                                         hipMemcpyDeviceToDevice, devices_.stream_of(slot)));
-        if (as_drawn) add_fingerprint(timed.sets.data(), timed.sets.bytes(), as_drawn, devices_.stream_of(slot));
       } else {
-        fill_random(timed.sets.data(), slot.type, elements, slot.init, draw_seed(draw), stream_id, devices_.stream_of(slot),
-                    {}, as_drawn);
+        fill_random(timed.sets.data(), slot.type, elements, slot.init, draw_seed(draw), stream_id, devices_.stream_of(slot));
       }
     });
+    fingerprint_inputs(0);
   }
 
   // The fingerprints of the input sets after the launches that read them (never while timed).
