@@ -55,9 +55,10 @@ const kbench::case_registration& registration(kbench::case_function f) {
 // `throttle_threshold`: past the option's range where a test needs it (above 1: no sample can meet it).
 kbench::perf_outcome time(kbench::case_function f, const kbench::shape& s, const char* mode, double throttle_threshold = 0.75,
                           int samples = 0) {
-  const char* argv[] = {"trust_sampling_test", "perf", "--max-time", "0.5", "--timing", mode};
+  // 300 launches of warm-up (mutation_test.hip says why).
+  const char* argv[] = {"trust_sampling_test", "perf", "--max-time", "0.5", "--timing", mode, "--warmup", "300"};
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  kbench::run_options options = kbench::parse_options(6, argv);
+  kbench::run_options options = kbench::parse_options(8, argv);
   options.throttle_threshold = throttle_threshold;
   if (samples > 0) options.iterations = samples;  // at least this many, whatever the time
   return kbench::measure_case(registration(f), s, options, 0x7159);

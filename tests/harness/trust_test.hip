@@ -51,9 +51,10 @@ kbench::seed_result check(kbench::case_function f, const kbench::shape& s) {
 }
 
 kbench::perf_outcome time(kbench::case_function f, const kbench::shape& s, const char* mode) {
-  const char* argv[] = {"trust_test", "perf", "--max-time", "0.5", "--timing", mode};
+  // 300 launches of warm-up (mutation_test.hip says why).
+  const char* argv[] = {"trust_test", "perf", "--max-time", "0.5", "--timing", mode, "--warmup", "300"};
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  return kbench::measure_case(registration(f), s, kbench::parse_options(6, argv), 0x7158);
+  return kbench::measure_case(registration(f), s, kbench::parse_options(8, argv), 0x7158);
 }
 
 // Every finding of the timing and the census of a perf outcome, failing or not, with its kind.
@@ -69,7 +70,7 @@ std::string report_of(const kbench::seed_result& r) { return kbench::format_seed
 
 // Called in quick succession more often than a correctness run calls (up to about 20 times for these small
 // cases: the reruns, the misalignments, the values at the edges): the 33rd call or later in a row, each
-// within 2 ms of the one before, as in the warm-up (at least 20 ms of launches) and the timed loop.
+// within 2 ms of the one before, as in the warm-up (300 launches here) and the timed loop.
 bool rushed() {
   static std::chrono::steady_clock::time_point last{};
   static int streak = 0;
