@@ -332,8 +332,8 @@ inline std::string format_stages(const stage_times& stages) {
 // per program (the copy bandwidth, the timer floor, the arithmetic peaks) and what that took.
 [[nodiscard]] inline std::string format_perf_header(const run_record& run) {
   const gpu_info& g = run.device;
-  std::string out = fmt::format("\nkbench perf on {} ({}, {} compute units); warm-up {} launches and {:g} s; at least {} "
-                                "samples\n",
+  std::string out = fmt::format("\nkbench perf on {} ({}, {} compute units); warm-up {} launches, then until the clock "
+                                "is up (at most {:g} s); at least {} samples\n",
                                 g.name, g.arch, g.multiprocessors, run.warmup, run.warmup_time, run.iterations);
   if (!run.optimized_build) {
     out += "warning: this program was built without optimization (no CMAKE_BUILD_TYPE, or Debug): its timings do "
