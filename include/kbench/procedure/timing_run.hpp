@@ -2,7 +2,7 @@
 // named steps (run() lists them in order):
 //
 //   warm_up               launches of both kernels on the checked inputs, by count, then until the SM clock is up
-//                         (or for a time, where it cannot be read)
+//                         (for at most --warmup-time; that long where the clock cannot be read)
 //   choose_mode           a pilot of hot samples decides the automatic mode and the batch size
 //   draw_input_sets       the input sets of the timed launches: in batch mode one per launch of a sample, and
 //                         where memory allows outputs of its own for each launch

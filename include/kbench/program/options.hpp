@@ -177,7 +177,8 @@ inline void declare_run_options(CLI::App& app, run_options& o, option_texts& t) 
   app.add_option("--max-iterations", o.max_iterations, "samples per case at most")
       ->envname("KBENCH_MAX_ITERATIONS")
       ->check(CLI::Range(1, 100000000));
-  app.add_option("--warmup-time", o.warmup_time, "after --warmup launches, seconds of warm-up at most: it ends once the SM clock is up")
+  app.add_option("--warmup-time", o.warmup_time,
+                 "after --warmup launches, seconds of warm-up at most: it ends once the SM clock is up")
       ->envname("KBENCH_WARMUP_TIME")
       ->check(CLI::Range(0.0, 3600.0));
   app.add_option("--flush-mib", o.flush_mib, "MiB read to flush the caches in cold mode (0: automatic)")
