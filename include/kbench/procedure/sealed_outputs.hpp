@@ -86,12 +86,6 @@ class sealed_outputs {
                 "launcher that looks for right results and changes them (tampering)");
   }
 
-  void prepare(std::size_t k, std::string what, void* data, std::size_t bytes) {
-    const buffer_slot& slot = layout_.output_slot(k);
-    const current_device here = devices_.on(slot);
-    unsigned long long* counters = counters_for(seals_.size(), slot.device_index);
-    seals_.push_back({k, std::move(what), std::make_unique<sealed_memory>(data, bytes, devices_.stream_of(slot), counters)});
-  }
   // Two device words on (logical) `device` for the n-th seal: kept from an earlier seal there, or made.
   unsigned long long* counters_for(std::size_t n, int device) {
     if (counters_.size() <= n) counters_.resize(n + 1);
@@ -99,8 +93,10 @@ class sealed_outputs {
     return counters_[n].words.data();
   }
   void seal(std::size_t k, std::string what, void* data, std::size_t bytes) {
-    prepare(k, std::move(what), data, bytes);
-    const current_device here = devices_.on(layout_.output_slot(k));
+    const buffer_slot& slot = layout_.output_slot(k);
+    const current_device here = devices_.on(slot);
+    unsigned long long* counters = counters_for(seals_.size(), slot.device_index);
+    seals_.push_back({k, std::move(what), std::make_unique<sealed_memory>(data, bytes, devices_.stream_of(slot), counters)});
     seals_.back().seal->seal();
   }
 
