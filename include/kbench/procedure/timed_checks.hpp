@@ -45,17 +45,16 @@ class timed_checks {
         candidates_(std::clamp(output_copies, 1, launches)),
         sampler_(with_reference_ ? check_budget_share : 0.0, first_estimate(layout)) {}
 
-  // Whether the optimized kernel goes first in the next sample. Where the reference does, its outputs are
-  // poisoned before the optimized side runs (timing_run.hpp): a check of that sample runs it again.
-  [[nodiscard]] bool optimized_first() {
-    reference_spent_ = with_reference_ && !sampler_.optimized_first();
-    return !reference_spent_;
-  }
+  // Whether the optimized kernel goes first in the next sample.
+  [[nodiscard]] bool optimized_first() { return sampler_.optimized_first(); }
 
   // After a sample ran (its outputs still in place; `timed_seconds`: both sides' timed regions): the
-  // launches drawn for checking, checked; `last`: the run's last sample, of which one launch always is.
-  // Once a launch was found wrong, no more are checked. Returns what the checks found.
-  [[nodiscard]] std::vector<finding> after_sample(timed_input_sets& sets, double timed_seconds, bool last) {
+  // launches drawn for checking, checked; `last`: the run's last sample, of which one launch always is;
+  // `reference_first`: its reference went first, so its outputs were poisoned before the optimized side ran
+  // (timing_run.hpp), and a check runs it again. Once a launch was found wrong, no more are checked. Returns
+  // what the checks found.
+  [[nodiscard]] std::vector<finding> after_sample(timed_input_sets& sets, double timed_seconds, bool last,
+                                                  bool reference_first) {
     ++samples_;
     const std::vector<int> chosen = sampler_.choose(candidates_, timed_seconds, last);
     if (chosen.empty() || wrong_) return {};
@@ -65,7 +64,7 @@ class timed_checks {
     for (const int candidate : chosen) {
       const int launch = launches_ - candidates_ + candidate;  // the last candidates_ of the sample
       ++checked;
-      if (reference_spent_) {  // on the inputs the optimized launch read, its in-place values restored
+      if (reference_first) {  // on the inputs the optimized launch read, its in-place values restored
         sets.launch(side::reference, launch);
         devices_.synchronize();
       }
@@ -141,7 +140,6 @@ class timed_checks {
   long long samples_ = 0;
   long long singles_ = 0;  // after_single's launches
   bool wrong_ = false;
-  bool reference_spent_ = false;  // the sample's reference went first: its outputs were poisoned
 };
 
 }  // namespace detail

@@ -169,13 +169,12 @@ class timing_run {
     });
   }
 
-  // Reference and optimized back to back, in an order drawn for this sample, so that clock and thermal
-  // drift hit both; both queued behind the gate before either starts, but the first side's untimed work, which
+  // Reference and optimized back to back, in the order drawn for this sample (`optimized_first`: always
+  // without a device reference), so that clock and thermal drift hit both; both queued behind the gate before either starts, but the first side's untimed work, which
   // the device does while the host queues the rest. Returns both sides' timed seconds; the device's wait
   // after the sample goes to `sampled`, and so does the note when the gate opened by itself.
-  double sample(sampled_run& sampled) {
+  double sample(sampled_run& sampled, bool optimized_first) {
     ++draws_;
-    const bool optimized_first = checks_->optimized_first() || !with_reference_;
     prepare_side(optimized_first ? side::optimized : side::reference, true);
     {
       std::optional<launch_gate::held> held;
@@ -236,9 +235,10 @@ class timing_run {
     const auto start = std::chrono::steady_clock::now();
     bool stop = false;
     while (!stop) {
-      const double timed_seconds = sample(sampled);
+      const bool optimized_first = checks_->optimized_first() || !with_reference_;
+      const double timed_seconds = sample(sampled, optimized_first);
       stop = rule.should_stop(samples_.optimized(), samples_.reference(), host_seconds_since(start), samples_.taken());
-      append(sampled.found, checks_->after_sample(*sets_, timed_seconds, stop));
+      append(sampled.found, checks_->after_sample(*sets_, timed_seconds, stop, !optimized_first));
     }
     sampled.summary = samples_.finish(rule);
     return sampled;
