@@ -170,9 +170,10 @@ class timing_run {
   }
 
   // Reference and optimized back to back, in the order drawn for this sample (`optimized_first`: always
-  // without a device reference), so that clock and thermal drift hit both; both queued behind the gate before either starts, but the first side's untimed work, which
-  // the device does while the host queues the rest. Returns both sides' timed seconds; the device's wait
-  // after the sample goes to `sampled`, and so does the note when the gate opened by itself.
+  // without a device reference), so that clock and thermal drift hit both; both queued behind the gate
+  // before either starts, but the first side's untimed work, which the device does while the host queues the
+  // rest. Returns both sides' timed seconds; the device's wait after the sample goes to `sampled`, and so
+  // does the note when the gate opened by itself.
   double sample(sampled_run& sampled, bool optimized_first) {
     ++draws_;
     prepare_side(optimized_first ? side::optimized : side::reference, true);
